@@ -1,0 +1,47 @@
+# The two commands a newcomer needs:  make demo  and  make test.
+# Both build their own virtual environment from pyproject.toml.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+
+.PHONY: demo test check lint typecheck imports bench soak browser clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/tracker up --demo
+
+# Chromium for the browser tests comes from Debian (never `playwright install`).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Chromium is missing: sudo apt-get install chromium" >&2; exit 1; fi; }
+
+test: $(VENV)/.installed browser
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff format --check tracker tests bench
+	$(BIN)/ruff check tracker tests bench
+
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
+
+imports: $(VENV)/.installed
+	$(BIN)/lint-imports
+
+check: lint typecheck imports test
+
+bench: $(VENV)/.installed
+	$(PY) -m bench
+
+soak: $(VENV)/.installed
+	$(PY) -m pytest -q -m soak -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

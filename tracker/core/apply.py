@@ -1,0 +1,277 @@
+"""The one transition function, and the diff live subscribers receive.
+
+``apply(state, event)`` validates the event against the state (raising
+:class:`~tracker.core.errors.EventRejected` with nothing changed), applies it
+incrementally and returns the :class:`Update`: the new standings, the rows
+that changed, who entered or left each player's qualifying set, and the
+event that caused it.  :func:`fold` is the same transition without standings
+or diff, for replaying a journal on start.
+
+Re-delivering an event whose id the tournament has applied returns no update
+and changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from tracker.core.crosstable import (
+    Entry,
+    Tournament,
+    bye_entry,
+    check_new_game,
+    existing_game,
+    game_entries,
+    open_tournament,
+    require_tournament,
+)
+from tracker.core.errors import EventRejected, UnknownPlayer
+from tracker.core.events import (
+    ByeRecorded,
+    Event,
+    PlayerWithdrawn,
+    ResultCorrected,
+    ResultRecorded,
+    ResultVoided,
+    TournamentOpened,
+)
+from tracker.core.standings import Row, Standings, standings
+
+
+@dataclass(frozen=True, slots=True)
+class QualificationChange:
+    """Opponents (start numbers) who entered or left ``player``'s qualifying set."""
+
+    player: int
+    entered: tuple[int, ...]
+    left: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What :func:`fold` did: the players whose entries changed and the line flips.
+
+    ``reached``/``fell`` are the start numbers that crossed the 50% line
+    (limit 0) upwards or downwards.
+    """
+
+    players: tuple[int, ...]
+    reached: tuple[int, ...]
+    fell: tuple[int, ...]
+    qualification: tuple[QualificationChange, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """One accepted event's effect, as pushed to subscribers."""
+
+    tournament: str
+    seq: int
+    event: Event
+    standings: Standings
+    changed: tuple[int, ...]
+    reached: tuple[int, ...]
+    fell: tuple[int, ...]
+    qualification: tuple[QualificationChange, ...]
+    summary: str
+
+
+def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | None]:
+    """Apply ``event`` to ``state`` in place; return the state and what changed.
+
+    ``state`` is ``None`` before the tournament is opened.  Returns a ``None``
+    change for an event id already applied.  Raises :class:`EventRejected`
+    (and subclasses) for an invalid event; the state is then unchanged.
+    """
+    if isinstance(event, TournamentOpened):
+        if state is not None:
+            if event.id in state.applied:
+                return state, None
+            raise EventRejected(f"tournament {event.tournament!r} is already open", code="already-open")
+        t = open_tournament(event)
+        t.seq = 1
+        return t, Change((), (), (), ())
+    t = require_tournament(state, event)
+    if event.id in t.applied:
+        return t, None
+    before: dict[int, set[int]] = {}
+    if isinstance(event, ResultRecorded):
+        w, b = check_new_game(t, event)
+        players: tuple[int, ...] = (w, b)
+        before = {p: _qualifying(t, p) for p in players}
+        flips = t.set_entries(event.round, players, game_entries(t, event.round, w, b, event.result, event.short))
+    elif isinstance(event, ResultCorrected):
+        w, b, entry = existing_game(t, event)
+        new = game_entries(t, event.round, w, b, event.result, event.short)
+        if new[0] == entry:
+            raise EventRejected(
+                f"the result of {event.white}–{event.black} is already {event.result}", code="unchanged"
+            )
+        players = (w, b)
+        before = {p: _qualifying(t, p) for p in players}
+        flips = t.set_entries(event.round, players, new)
+    elif isinstance(event, ResultVoided):
+        w, b, _ = existing_game(t, event)
+        players = (w, b)
+        before = {p: _qualifying(t, p) for p in players}
+        flips = t.set_entries(event.round, players, None)
+    elif isinstance(event, ByeRecorded):
+        p = t.player(event.player)
+        if event.round > t.rounds:
+            raise EventRejected(
+                f"round {event.round} is beyond the tournament's {t.rounds} rounds", code="invalid-pairing"
+            )
+        if event.round in t.entries[p]:
+            raise EventRejected(
+                f"player {event.player} already has a result in round {event.round}", code="invalid-pairing"
+            )
+        players = (p,)
+        flips = t.set_entries(event.round, players, (bye_entry(t, event.round, event.kind),))
+    elif isinstance(event, PlayerWithdrawn):
+        p = t.player(event.player)
+        if t.withdrawn[p]:
+            raise EventRejected(f"player {event.player} has already withdrawn", code="already-withdrawn")
+        t.withdrawn[p] = True
+        players, flips = (p,), []
+    else:  # pragma: no cover - Event is a closed union
+        raise UnknownPlayer(f"unsupported event {event!r}")
+    t.applied.add(event.id)
+    t.seq += 1
+    reached = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and now))
+    fell = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and not now))
+    return t, Change(
+        players=tuple(t.start_nos[p] for p in players),
+        reached=reached,
+        fell=fell,
+        qualification=_qualification_changes(t, before, flips),
+    )
+
+
+def apply(
+    state: Tournament | None, event: Event, previous: Standings | None = None
+) -> tuple[Tournament, Update | None]:
+    """Apply ``event`` and compute the update subscribers receive.
+
+    ``previous`` is the standings before the event (computed from ``state``
+    when not given).  Returns ``(state, None)`` for a re-delivered event.
+    Raises :class:`EventRejected` for an invalid one; the state is then
+    unchanged.
+    """
+    if previous is None and state is not None:
+        previous = standings(state)
+    t, change = fold(state, event)
+    if change is None:
+        return t, None
+    after = standings(t)
+    changed = diff(previous, after)
+    return t, Update(
+        tournament=t.id,
+        seq=t.seq,
+        event=event,
+        standings=after,
+        changed=changed,
+        reached=change.reached,
+        fell=change.fell,
+        qualification=change.qualification,
+        summary=describe(t, event, change, previous, after),
+    )
+
+
+def diff(before: Standings | None, after: Standings) -> tuple[int, ...]:
+    """Start numbers whose rank, points or tie-breaks differ between two standings."""
+    if before is None:
+        return tuple(row.start_no for row in after.rows)
+    old: dict[int, Row] = {row.start_no: row for row in before.rows}
+    return tuple(
+        sorted(
+            row.start_no
+            for row in after.rows
+            if (prev := old.get(row.start_no)) is None
+            or (prev.rank, prev.points, prev.tiebreaks, prev.withdrawn)
+            != (row.rank, row.points, row.tiebreaks, row.withdrawn)
+        )
+    )
+
+
+def _qualifying(t: Tournament, p: int) -> set[int]:
+    q = t.qualified[0]
+    return {e.opponent for e in t.entries[p].values() if e.is_game and q[e.opponent]}
+
+
+def _qualification_changes(
+    t: Tournament, before: dict[int, set[int]], flips: list[tuple[int, int, bool]]
+) -> tuple[QualificationChange, ...]:
+    """Per player, opponents who entered or left the qualifying set (limit 0)."""
+    flipped = {p: now for limit, p, now in flips if limit == 0}
+    q = t.qualified[0]
+    affected: dict[int, set[int]] = dict(before)
+    for p in flipped:
+        for e in t.entries[p].values():
+            if e.is_game and e.opponent not in affected:
+                # their own entries did not change: only the flips differ
+                affected[e.opponent] = {
+                    o.opponent
+                    for o in t.entries[e.opponent].values()
+                    if o.is_game and (not flipped[o.opponent] if o.opponent in flipped else q[o.opponent])
+                }
+    changes = []
+    for p in sorted(affected, key=lambda p: t.start_nos[p]):
+        now = _qualifying(t, p)
+        was = affected[p]
+        entered = tuple(sorted(t.start_nos[o] for o in now - was))
+        left = tuple(sorted(t.start_nos[o] for o in was - now))
+        if entered or left:
+            changes.append(QualificationChange(t.start_nos[p], entered, left))
+    return tuple(changes)
+
+
+# -- plain words ----------------------------------------------------------------
+
+_RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
+
+
+def _points(value: Fraction) -> str:
+    whole, rest = divmod(value, 1)
+    if rest == 0:
+        return str(int(whole))
+    if rest == Fraction(1, 2):
+        return f"{int(whole)}½" if whole else "½"
+    return str(float(value))
+
+
+def _signed(value: Fraction) -> str:
+    return ("+" if value > 0 else "−") + _points(abs(value))
+
+
+def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:
+    """One sentence for people, e.g. "Caruana–So ½–½: So reaches 50%, Caruana's KS +½"."""
+
+    def short(start_no: int) -> str:
+        name = t.opened.players[t.index[start_no]].name
+        return name.split(",")[0].strip() or name
+
+    if isinstance(event, TournamentOpened):
+        head = f"{event.name} opened with {len(event.players)} players"
+    elif isinstance(event, ResultRecorded | ResultCorrected):
+        verb = "corrected to " if isinstance(event, ResultCorrected) else ""
+        head = f"{short(event.white)}–{short(event.black)} {verb}{_RESULT_WORDS[event.result]} (round {event.round})"
+    elif isinstance(event, ResultVoided):
+        head = f"{short(event.white)}–{short(event.black)} (round {event.round}) voided"
+    elif isinstance(event, ByeRecorded):
+        head = f"{short(event.player)} has a {event.kind} bye in round {event.round}"
+    else:
+        head = f"{short(event.player)} withdraws"
+    parts = [f"{short(p)} reaches 50%" for p in change.reached]
+    parts += [f"{short(p)} falls below 50%" for p in change.fell]
+    if before is not None and "KS" in after.codes:
+        k = after.codes.index("KS")
+        old = {row.start_no: row.tiebreaks[k] for row in before.rows}
+        for row in after.rows:
+            delta = row.tiebreaks[k] - old.get(row.start_no, Fraction(0))
+            if delta:
+                parts.append(f"{short(row.start_no)}'s KS {_signed(delta)}")
+    return head + (": " + ", ".join(parts) if parts else "")
+
+
+__all__ = ["Change", "Entry", "QualificationChange", "Update", "apply", "describe", "diff", "fold"]

@@ -1,0 +1,520 @@
+"""The crosstable of one round robin and its incremental tie-break sums.
+
+How this works
+--------------
+
+A :class:`Tournament` holds one :class:`Entry` per player and round (a game,
+a forfeit or a bye) and, per player, running sums: score, games completed,
+wins, Sonneborn-Berger and, for every Koya limit the tournament uses,
+whether the player is on or above the line ("qualifies") and the Koya sum.
+
+Changing one game touches only what it can change (O(n) per result):
+
+1. the old game's contributions are taken out of both players' sums;
+2. the new entries are stored and the two players' scores move by Δ; every
+   opponent of theirs gets ``points scored against them × Δ`` added to SB;
+3. the two players' qualification is re-tested (everyone's, when the line
+   itself moved: a complete tournament, or a provisional basis whose line
+   depends on the whole field); for each player whose qualification flipped,
+   each of their opponents gains or loses the points scored against them
+   in Koya;
+4. the new game's contributions are added with the new values.
+
+:func:`rebuild` computes the same sums from the entries alone; a property
+test checks that both always agree.
+
+The Koya line (C.07 §9.2, §14.5)
+--------------------------------
+
+An opponent qualifies when ``score ≥ win × G / 2 + limit × win / 2``, tested
+as ``2·score ≥ win·(G + limit)`` in integer units.  ``G`` is:
+
+* once every game is in: the number of games a participant can play,
+  ``(n − 1) × cycles`` (basis ``games``, the FIDE TEC reading), less the
+  players who never had an opponent; or the number of rounds (basis
+  ``rounds``);
+* before that (provisional), per the tournament's provisional basis:
+  ``percentage`` — the opponent's own completed games (rounds for basis
+  ``rounds``); ``max-games`` — the most games completed by anyone;
+  ``rounds`` — the number of completed rounds.
+
+Byes never add to Koya or SB (they have no opponent) but their points count
+in the player's score.  Forfeits and double forfeits are games (§15.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer, UnknownTournament
+from tracker.core.events import (
+    ByeKind,
+    ByeRecorded,
+    Event,
+    GameResult,
+    PlayerWithdrawn,
+    ResultCorrected,
+    ResultRecorded,
+    ResultVoided,
+    TournamentOpened,
+)
+from tracker.core.scoring import Units, units_of
+from tracker.core.tiebreaks import TieBreak, parse_tiebreaks
+
+BYE: Final = -1
+
+#: TRF result codes per game result: (white's code, black's code).
+_GAME_CODES: Final[dict[GameResult, tuple[str, str]]] = {
+    "1-0": ("1", "0"),
+    "1/2-1/2": ("=", "="),
+    "0-1": ("0", "1"),
+    "+-": ("+", "-"),
+    "-+": ("-", "+"),
+    "--": ("-", "-"),
+}
+_SHORT_CODES: Final = {"1": "W", "=": "D", "0": "L"}
+_BYE_CODES: Final[dict[ByeKind, str]] = {"full": "F", "half": "H", "zero": "Z", "pab": "U"}
+
+
+@dataclass(slots=True)
+class Entry:
+    """What one player did in one round.
+
+    ``opponent`` is a player index or :data:`BYE`; ``code`` the TRF result
+    code (``1 = 0 + - W D L F H Z U``); ``units`` the points scored.
+    ``played`` is true for games played at the board (not forfeits, not
+    byes).
+    """
+
+    round: int
+    opponent: int
+    white: bool
+    code: str
+    units: int
+    played: bool
+
+    @property
+    def is_game(self) -> bool:
+        return self.opponent != BYE
+
+    @property
+    def voluntarily_unplayed(self) -> bool:
+        """A round the player did not play and did not win (TEC's "VUR")."""
+        return self.code in ("-", "H", "Z")
+
+
+class Tournament:
+    """The mutable state of one round robin, owned by one processor.
+
+    Build it with :func:`open_tournament`; change it only through
+    :func:`tracker.core.apply.apply`.
+    """
+
+    __slots__ = (
+        "adjusted",
+        "applied",
+        "basis",
+        "cycles",
+        "entries",
+        "entry_count",
+        "game_count",
+        "games",
+        "id",
+        "index",
+        "ks",
+        "limits",
+        "meetings",
+        "n",
+        "name",
+        "opened",
+        "provisional_basis",
+        "qualified",
+        "round_games",
+        "rounds",
+        "sb",
+        "schedule",
+        "score",
+        "seq",
+        "start_nos",
+        "tiebreaks",
+        "units",
+        "wins",
+        "withdrawn",
+    )
+
+    def __init__(self, opened: TournamentOpened) -> None:
+        players = opened.players
+        self.opened = opened
+        self.id = opened.tournament
+        self.name = opened.name
+        self.n = n = len(players)
+        self.cycles = 2 if opened.format == "double" else 1
+        needed = (n - 1 if n % 2 == 0 else n) * self.cycles
+        self.rounds = opened.rounds if opened.rounds is not None else needed
+        self.units: Units = units_of(opened.scoring)
+        self.tiebreaks: tuple[TieBreak, ...] = parse_tiebreaks(opened.tiebreaks)
+        limits = {tb.limit for tb in self.tiebreaks if tb.kind == "KS"}
+        self.limits: tuple[int, ...] = tuple(sorted(limits | {0}))
+        self.basis = opened.basis
+        self.provisional_basis = opened.provisional
+        self.start_nos = [p.start_no for p in players]
+        self.index = {p.start_no: i for i, p in enumerate(players)}
+        self.entries: list[dict[int, Entry]] = [{} for _ in range(n)]
+        self.score = [0] * n
+        self.adjusted = [0] * n  # score as an SB opponent (C.07 §16 / TEC: trailing VUR byes count 0)
+        self.games = [0] * n  # games completed, forfeits included
+        self.wins = [0] * n
+        self.sb = [0] * n  # Σ own units × opponent's adjusted units
+        self.withdrawn = [False] * n
+        self.meetings: dict[tuple[int, int], list[int]] = {}
+        self.round_games: dict[int, int] = {}
+        self.game_count = 0
+        self.entry_count = 0
+        self.seq = 0
+        self.applied: set[str] = {opened.id}
+        self.qualified = {limit: [self._line(i, limit) for i in range(n)] for limit in self.limits}
+        self.ks = {limit: [0] * n for limit in self.limits}
+        self.schedule: dict[int, set[tuple[int, int]]] | None = None
+        if opened.schedule is not None:
+            self.schedule = {
+                r: {(self.index[w], self.index[b]) for w, b in pairs}
+                for r, pairs in enumerate(opened.schedule, start=1)
+            }
+
+    # -- the line -----------------------------------------------------------
+
+    @property
+    def complete(self) -> bool:
+        """Every game of the round robin is in, or every round has an entry."""
+        n = self.n
+        return self.game_count == n * (n - 1) // 2 * self.cycles or self.entry_count == n * self.rounds
+
+    def line_games(self, i: int) -> int:
+        """``G`` in the Koya line for player ``i`` (see the module docstring)."""
+        if self.complete:
+            if self.basis == "rounds":
+                return self.rounds
+            never_paired = sum(1 for g in self.games if g == 0)
+            return (self.n - 1) * self.cycles - never_paired
+        if self.provisional_basis == "percentage":
+            return self.games[i] if self.basis == "games" else len(self.entries[i])
+        if self.provisional_basis == "max-games":
+            return max(self.games) if self.basis == "games" else max(len(e) for e in self.entries)
+        per_round = self.n // 2
+        return sum(1 for count in self.round_games.values() if count >= per_round)
+
+    def _line(self, i: int, limit: int) -> bool:
+        return 2 * self.score[i] >= self.units.win * (self.line_games(i) + limit)
+
+    def _line_key(self) -> tuple[bool, int]:
+        """Changes whenever the line can move for players other than the two of a game."""
+        if self.complete:
+            return (True, sum(1 for g in self.games if g == 0))
+        if self.provisional_basis == "percentage":
+            return (False, 0)
+        return (False, self.line_games(0))
+
+    # -- queries --------------------------------------------------------------
+
+    def player(self, start_no: int) -> int:
+        """The index of start number ``start_no``; raises :class:`UnknownPlayer`."""
+        try:
+            return self.index[start_no]
+        except KeyError:
+            raise UnknownPlayer(f"tournament {self.id!r} has no player with start number {start_no}") from None
+
+    def qualifying_opponents(self, i: int, limit: int = 0) -> list[int]:
+        """Indices of the opponents of ``i`` who are on or above the line."""
+        q = self.qualified[limit]
+        return sorted({e.opponent for e in self.entries[i].values() if e.is_game and q[e.opponent]})
+
+    def points_against(self, i: int, j: int) -> int:
+        """Units ``i`` scored in all games against ``j``."""
+        return sum(e.units for e in self.entries[i].values() if e.opponent == j)
+
+    def games_between(self, i: int, j: int) -> list[int]:
+        """Rounds in which ``i`` and ``j`` met."""
+        return self.meetings.get((min(i, j), max(i, j)), [])
+
+    def pending_pairs(self) -> list[tuple[int, int]]:
+        """Pairs (i < j) with games still to play, once per missing game."""
+        pending = []
+        for i in range(self.n):
+            for j in range(i + 1, self.n):
+                missing = self.cycles - len(self.meetings.get((i, j), ()))
+                pending.extend([(i, j)] * missing)
+        return pending
+
+    # -- mutation (called by apply after validation) -------------------------
+
+    def _adjusted_score(self, i: int) -> int:
+        entries = self.entries[i]
+        last_real = max((r for r, e in entries.items() if not e.voluntarily_unplayed), default=0)
+        trailing = sum(e.units for r, e in entries.items() if r > last_real and not e.is_game)
+        return self.score[i] - trailing
+
+    def set_entries(
+        self, round_: int, players: tuple[int, ...], new: tuple[Entry, ...] | None
+    ) -> list[tuple[int, int, bool]]:
+        """Replace what ``players`` (one bye-taker, or white and black) did in ``round_``.
+
+        ``new`` is the new entries in the same order, or ``None`` to clear
+        them.  Returns the qualification flips ``(limit, player, now)``.
+        """
+        units_win = self.units.win
+        key_before = self._line_key()
+        old = [self.entries[p].get(round_) for p in players]
+        # 1. take the old game's contributions out
+        self._contribute(old, players, -1)
+        for p, e in zip(players, old, strict=True):
+            if e is not None:
+                del self.entries[p][round_]
+                self.entry_count -= 1
+                if e.is_game:
+                    self.games[p] -= 1
+                if e.played and e.units == units_win:
+                    self.wins[p] -= 1
+        if len(players) == 2 and old[0] is not None:
+            self._meet(players, round_, -1)
+        # 2. store the new entries, move the scores, propagate SB
+        if new is not None:
+            for p, e in zip(players, new, strict=True):
+                self.entries[p][round_] = e
+                self.entry_count += 1
+                if e.is_game:
+                    self.games[p] += 1
+                if e.played and e.units == units_win:
+                    self.wins[p] += 1
+            if len(players) == 2:
+                self._meet(players, round_, +1)
+        for k, p in enumerate(players):
+            before = old[k].units if old[k] is not None else 0
+            after = new[k].units if new is not None else 0
+            self.score[p] += after - before
+            adjusted = self._adjusted_score(p)
+            delta = adjusted - self.adjusted[p]
+            if delta:
+                self.adjusted[p] = adjusted
+                for r, e in self.entries[p].items():
+                    if e.is_game and r != round_:
+                        self.sb[e.opponent] += self.entries[e.opponent][r].units * delta
+        # 3. re-test the line
+        candidates: range | tuple[int, ...] = range(self.n) if self._line_key() != key_before else players
+        flips = []
+        for limit in self.limits:
+            qualified = self.qualified[limit]
+            ks = self.ks[limit]
+            for p in candidates:
+                now = self._line(p, limit)
+                if now == qualified[p]:
+                    continue
+                qualified[p] = now
+                flips.append((limit, p, now))
+                sign = 1 if now else -1
+                for r, e in self.entries[p].items():
+                    if e.is_game and not (r == round_ and e.opponent in players):
+                        ks[e.opponent] += sign * self.entries[e.opponent][r].units
+        # 4. add the new game's contributions
+        if new is not None:
+            self._contribute(list(new), players, +1)
+        return flips
+
+    def _contribute(self, entries: list[Entry | None], players: tuple[int, ...], sign: int) -> None:
+        if len(players) != 2 or entries[0] is None or entries[1] is None:
+            return
+        a, b = players
+        ea, eb = entries
+        self.sb[a] += sign * ea.units * self.adjusted[b]
+        self.sb[b] += sign * eb.units * self.adjusted[a]
+        for limit in self.limits:
+            q = self.qualified[limit]
+            ks = self.ks[limit]
+            if q[b]:
+                ks[a] += sign * ea.units
+            if q[a]:
+                ks[b] += sign * eb.units
+
+    def _meet(self, players: tuple[int, ...], round_: int, sign: int) -> None:
+        a, b = players
+        pair = (min(a, b), max(a, b))
+        rounds = self.meetings.setdefault(pair, [])
+        if sign > 0:
+            rounds.append(round_)
+            self.round_games[round_] = self.round_games.get(round_, 0) + 1
+            self.game_count += 1
+        else:
+            rounds.remove(round_)
+            if not rounds:
+                del self.meetings[pair]
+            self.round_games[round_] -= 1
+            self.game_count -= 1
+
+
+def game_entries(
+    t: Tournament, round_: int, white: int, black: int, result: GameResult, short: bool
+) -> tuple[Entry, Entry]:
+    """The two entries a game result makes (forfeits per C.07 §15.2)."""
+    u = t.units
+    cw, cb = _GAME_CODES[result]
+    played = result in ("1-0", "1/2-1/2", "0-1")
+    if played and short:
+        cw, cb = _SHORT_CODES[cw], _SHORT_CODES[cb]
+    return (
+        Entry(round_, black, True, cw, _code_units(u, cw), played),
+        Entry(round_, white, False, cb, _code_units(u, cb), played),
+    )
+
+
+def bye_entry(t: Tournament, round_: int, kind: ByeKind) -> Entry:
+    """The entry of a bye (no opponent; never adds to Koya or SB)."""
+    code = _BYE_CODES[kind]
+    return Entry(round_, BYE, False, code, _code_units(t.units, code), code == "U")
+
+
+def _code_units(u: Units, code: str) -> int:
+    return {
+        "1": u.win,
+        "W": u.win,
+        "=": u.draw,
+        "D": u.draw,
+        "0": u.loss,
+        "L": u.loss,
+        "+": u.forfeit_win,
+        "-": u.forfeit_loss,
+        "F": u.full_bye,
+        "H": u.half_bye,
+        "Z": u.zero_bye,
+        "U": u.pab,
+    }[code]
+
+
+def game_result(white: Entry, black: Entry) -> tuple[GameResult, bool]:
+    """The result token of a stored game and whether it was short (W/D/L)."""
+    codes = (white.code, black.code)
+    short = white.code in ("W", "D", "L")
+    for result, pair in _GAME_CODES.items():
+        if pair == codes or (short and (_SHORT_CODES.get(pair[0]), _SHORT_CODES.get(pair[1])) == codes):
+            return result, short
+    raise ValueError(f"no game result has codes {codes}")  # unreachable: entries come from game_entries
+
+
+# -- validation -------------------------------------------------------------
+
+
+def open_tournament(event: TournamentOpened) -> Tournament:
+    """A new tournament from its opening event.
+
+    Raises :class:`EventRejected` for a set-up tracker cannot track: repeated
+    start numbers, too few rounds for the round robin, an unknown tie-break
+    code, a schedule naming unknown players or pairing a player twice.
+    """
+    numbers = [p.start_no for p in event.players]
+    if len(set(numbers)) != len(numbers):
+        raise EventRejected("two players share a start number", code="invalid-tournament")
+    if event.scoring.win <= 0:
+        raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
+    cycles = 2 if event.format == "double" else 1
+    n = len(numbers)
+    if event.rounds is not None and event.rounds < (n - 1) * cycles:
+        raise EventRejected(
+            f"{n} players need at least {(n - 1) * cycles} rounds in a {event.format} round robin, not {event.rounds}",
+            code="invalid-tournament",
+        )
+    parse_tiebreaks(event.tiebreaks)
+    if event.schedule is not None:
+        known = set(numbers)
+        limit = event.rounds if event.rounds is not None else (n - 1 if n % 2 == 0 else n) * cycles
+        if len(event.schedule) > limit:
+            raise EventRejected("the schedule has more rounds than the tournament", code="invalid-tournament")
+        for r, pairs in enumerate(event.schedule, start=1):
+            seen: set[int] = set()
+            for w, b in pairs:
+                if w not in known or b not in known or w == b or w in seen or b in seen:
+                    raise EventRejected(f"round {r} of the schedule pairs {w} and {b}", code="invalid-tournament")
+                seen.update((w, b))
+    return Tournament(event)
+
+
+def check_game(t: Tournament, event: ResultRecorded | ResultCorrected | ResultVoided) -> tuple[int, int]:
+    """Indices of white and black after checking the pairing itself.
+
+    Raises :class:`UnknownPlayer` or :class:`InvalidPairing`.
+    """
+    w, b = t.player(event.white), t.player(event.black)
+    if w == b:
+        raise InvalidPairing(f"player {event.white} cannot play himself")
+    if event.round > t.rounds:
+        raise InvalidPairing(f"round {event.round} is beyond the tournament's {t.rounds} rounds")
+    return w, b
+
+
+def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
+    """Indices of white and black for a new result, after every pairing rule.
+
+    Raises :class:`InvalidPairing` when either player already has a result
+    in the round, the pair has met as often as the format allows (or already
+    in this cycle), or the pairing is not in the published schedule.
+    """
+    w, b = check_game(t, event)
+    r = event.round
+    for p, number in ((w, event.white), (b, event.black)):
+        if r in t.entries[p]:
+            other = t.entries[p][r]
+            what = "a bye" if not other.is_game else f"a game against {t.start_nos[other.opponent]}"
+            raise InvalidPairing(
+                f"player {number} already has {what} in round {r}; send result_corrected to change a result",
+                code="duplicate-result" if other.is_game and other.opponent in (w, b) else "invalid-pairing",
+            )
+    met = t.games_between(w, b)
+    if len(met) >= t.cycles:
+        raise InvalidPairing(
+            f"players {event.white} and {event.black} have already met {len(met)} time(s) (rounds {met})"
+        )
+    per_cycle = max(1, t.rounds // t.cycles)
+    cycle = (r - 1) // per_cycle
+    if any((m - 1) // per_cycle == cycle for m in met):
+        raise InvalidPairing(f"players {event.white} and {event.black} already met in this cycle (round {met[0]})")
+    if t.schedule is not None:
+        pairs = t.schedule.get(r, set())
+        if (w, b) not in pairs:
+            hint = " (colours reversed)" if (b, w) in pairs else ""
+            raise InvalidPairing(f"round {r} of the schedule has no game {event.white}–{event.black}{hint}")
+    return w, b
+
+
+def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple[int, int, Entry]:
+    """White, black and white's entry of a game that must already be recorded."""
+    w, b = check_game(t, event)
+    entry = t.entries[w].get(event.round)
+    if entry is None or entry.opponent != b or not entry.white:
+        raise EventRejected(
+            f"no result {event.white}–{event.black} is recorded in round {event.round}",
+            code="no-such-result",
+        )
+    return w, b, entry
+
+
+def require_tournament(t: Tournament | None, event: Event) -> Tournament:
+    if t is None:
+        raise UnknownTournament(f"no tournament {event.tournament!r} is open")
+    if t.id != event.tournament:
+        raise UnknownTournament(f"event for {event.tournament!r} sent to tournament {t.id!r}")
+    return t
+
+
+__all__ = [
+    "BYE",
+    "ByeRecorded",
+    "Entry",
+    "PlayerWithdrawn",
+    "Tournament",
+    "bye_entry",
+    "check_game",
+    "check_new_game",
+    "existing_game",
+    "game_entries",
+    "game_result",
+    "open_tournament",
+    "require_tournament",
+]

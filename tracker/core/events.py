@@ -1,0 +1,201 @@
+"""Typed events: everything that can happen to a round-robin tournament.
+
+Events are frozen ``msgspec`` structs tagged by ``type``, so one decoder
+turns untrusted JSON into exactly one of them (or raises
+:class:`~tracker.core.errors.DecodeError`), and the same definitions give
+the JSON Schema published in the docs.  Points in :class:`Scoring` are
+``Decimal`` on the wire and exact fractions inside the core: no float ever
+enters a score.
+
+Every event has an ``id`` chosen by its producer; applying an event whose id
+the tournament has already applied changes nothing (at-least-once delivery
+is the norm on Kafka).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Final, Literal
+
+import msgspec
+
+from tracker.core.errors import DecodeError
+
+EventId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+TournamentId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+StartNo = Annotated[int, msgspec.Meta(ge=1, le=9999)]
+RoundNo = Annotated[int, msgspec.Meta(ge=1, le=999)]
+Name = Annotated[str, msgspec.Meta(max_length=200)]
+Points = Decimal
+
+#: A game's result as a PGN-like token. ``+-`` and ``-+`` are forfeit wins
+#: for White and Black, ``--`` a double forfeit (C.07 §15.2: all three are
+#: games in a round robin).
+GameResult = Literal["1-0", "1/2-1/2", "0-1", "+-", "-+", "--"]
+GAME_RESULTS: Final[tuple[GameResult, ...]] = ("1-0", "1/2-1/2", "0-1", "+-", "-+", "--")
+#: Free round of an odd round robin or a requested bye: ``full`` (TRF ``F``),
+#: ``half`` (``H``), ``zero`` (``Z``, also the usual free round), ``pab``
+#: (pairing-allocated bye, ``U``).
+ByeKind = Literal["full", "half", "zero", "pab"]
+Format = Literal["single", "double"]
+Basis = Literal["games", "rounds"]
+ProvisionalBasis = Literal["percentage", "max-games", "rounds"]
+
+DEFAULT_TIEBREAKS: Final[tuple[str, ...]] = ("PTS", "DE", "SB", "KS", "WON")
+
+
+class Player(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A participant: the TRF starting rank and what a start list shows."""
+
+    start_no: StartNo
+    name: Name
+    rating: Annotated[int, msgspec.Meta(ge=0, le=4000)] = 0
+    title: Annotated[str, msgspec.Meta(max_length=3)] = ""
+    federation: Annotated[str, msgspec.Meta(max_length=3)] = ""
+    fide_id: Annotated[str, msgspec.Meta(max_length=11)] = ""
+    sex: Annotated[str, msgspec.Meta(max_length=1)] = ""
+    birth: Annotated[str, msgspec.Meta(max_length=10)] = ""
+
+
+class Scoring(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Points per outcome.  ``None`` means "as a win" / "as a draw".
+
+    Koya's 50% line and its limit steps scale with ``win`` (C.07 §14.5: a
+    step is half a win), so 3-1-0 scoring works like 1-½-0.
+    """
+
+    win: Points = Decimal(1)
+    draw: Points = Decimal("0.5")
+    loss: Points = Decimal(0)
+    forfeit_win: Points | None = None
+    forfeit_loss: Points = Decimal(0)
+    full_bye: Points | None = None
+    half_bye: Points | None = None
+    zero_bye: Points = Decimal(0)
+    pab: Points | None = None
+
+
+class TournamentOpened(
+    msgspec.Struct, frozen=True, tag="tournament_opened", tag_field="type", forbid_unknown_fields=True
+):
+    """A tournament starts being tracked.
+
+    ``rounds`` defaults to what the round robin needs (n-1 per cycle, n for
+    an odd n).  ``schedule``, when given, lists each round's pairings as
+    (white, black) start numbers; results outside it are rejected.
+    ``records`` keeps TRF header lines verbatim for a faithful export.
+    """
+
+    id: EventId
+    tournament: TournamentId
+    name: Name
+    players: Annotated[tuple[Player, ...], msgspec.Meta(min_length=2, max_length=500)]
+    format: Format = "single"
+    rounds: RoundNo | None = None
+    scoring: Scoring = Scoring()
+    tiebreaks: Annotated[tuple[Annotated[str, msgspec.Meta(max_length=16)], ...], msgspec.Meta(max_length=16)] = (
+        DEFAULT_TIEBREAKS
+    )
+    basis: Basis = "games"
+    provisional: ProvisionalBasis = "percentage"
+    schedule: tuple[tuple[tuple[StartNo, StartNo], ...], ...] | None = None
+    records: Annotated[tuple[Annotated[str, msgspec.Meta(max_length=400)], ...], msgspec.Meta(max_length=100)] = ()
+
+
+class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):
+    """A game of ``round`` between ``white`` and ``black`` ended.
+
+    ``short`` marks TRF's W/D/L codes (the game lasted less than one move);
+    it changes nothing in the standings and is kept for export.
+    """
+
+    id: EventId
+    tournament: TournamentId
+    round: RoundNo
+    white: StartNo
+    black: StartNo
+    result: GameResult
+    short: bool = False
+
+
+class ResultCorrected(
+    msgspec.Struct, frozen=True, tag="result_corrected", tag_field="type", forbid_unknown_fields=True
+):
+    """An already recorded game's result is replaced (an arbiter's correction)."""
+
+    id: EventId
+    tournament: TournamentId
+    round: RoundNo
+    white: StartNo
+    black: StartNo
+    result: GameResult
+    short: bool = False
+
+
+class ResultVoided(msgspec.Struct, frozen=True, tag="result_voided", tag_field="type", forbid_unknown_fields=True):
+    """A recorded game is removed, as if it had not been played yet."""
+
+    id: EventId
+    tournament: TournamentId
+    round: RoundNo
+    white: StartNo
+    black: StartNo
+
+
+class ByeRecorded(msgspec.Struct, frozen=True, tag="bye_recorded", tag_field="type", forbid_unknown_fields=True):
+    """``player`` has no game in ``round``: a free round or a requested bye."""
+
+    id: EventId
+    tournament: TournamentId
+    round: RoundNo
+    player: StartNo
+    kind: ByeKind = "zero"
+
+
+class PlayerWithdrawn(
+    msgspec.Struct, frozen=True, tag="player_withdrawn", tag_field="type", forbid_unknown_fields=True
+):
+    """``player`` leaves the event; games already played keep counting.
+
+    The arbiter records the remaining games (normally as forfeits); until
+    then projections treat them as forfeit wins for the opponents.
+    """
+
+    id: EventId
+    tournament: TournamentId
+    player: StartNo
+    reason: Name = ""
+
+
+Event = TournamentOpened | ResultRecorded | ResultCorrected | ResultVoided | ByeRecorded | PlayerWithdrawn
+GameEvent = ResultRecorded | ResultCorrected | ResultVoided
+
+_decoder: Final = msgspec.json.Decoder(Event)
+_encoder: Final = msgspec.json.Encoder(decimal_format="number")
+
+
+def decode_event(data: bytes | str) -> Event:
+    """Decode one event from JSON.
+
+    Raises :class:`DecodeError` with msgspec's explanation (which field, what
+    was expected) for anything that is not exactly one valid event.
+    """
+    try:
+        return _decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise DecodeError(f"invalid event: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"malformed JSON: {exc}") from None
+
+
+def event_from_builtins(obj: object) -> Event:
+    """Like :func:`decode_event` for an already parsed JSON value."""
+    try:
+        return msgspec.convert(obj, Event)
+    except msgspec.ValidationError as exc:
+        raise DecodeError(f"invalid event: {exc}") from None
+
+
+def encode_event(event: Event) -> bytes:
+    """The event's canonical JSON (points as JSON numbers)."""
+    return _encoder.encode(event)

@@ -1,0 +1,248 @@
+"""Standings: the ordered table, with shared ranks, and its JSON shape.
+
+The order follows the tournament's tie-break list (TRF26 212 syntax, ``PTS``
+first).  Each criterion splits the groups still tied after the ones before
+it; ``DE`` is evaluated inside each such group (C.07 §6).  Players equal on
+every criterion share a rank (1, 1, 3 …) and are listed by start number.
+
+Values are exact (:class:`~fractions.Fraction`); :func:`standings_json` turns
+them into JSON numbers (halves and quarters are exact in binary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TypedDict
+
+from tracker.core.crosstable import Tournament
+from tracker.core.tiebreaks import TieBreak
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the standings; ``tiebreaks`` is aligned with ``Standings.codes``."""
+
+    rank: int
+    start_no: int
+    name: str
+    points: Fraction
+    tiebreaks: tuple[Fraction, ...]
+    games: int
+    withdrawn: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """The whole table after event number ``seq``."""
+
+    tournament: str
+    name: str
+    seq: int
+    provisional: bool
+    basis: str
+    max_basis: str
+    codes: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+    def row(self, start_no: int) -> Row:
+        for row in self.rows:
+            if row.start_no == start_no:
+                return row
+        raise KeyError(start_no)
+
+
+class RowJSON(TypedDict):
+    rank: int
+    start_no: int
+    name: str
+    points: float
+    tiebreaks: dict[str, float]
+    games: int
+    withdrawn: bool
+
+
+class StandingsJSON(TypedDict):
+    tournament: str
+    name: str
+    seq: int
+    provisional: bool
+    basis: str
+    max_basis: str
+    standings: list[RowJSON]
+
+
+def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
+    """The codes shown in rows: the order without ``PTS``, plus ``KS`` if absent."""
+    shown = tuple(tb for tb in t.tiebreaks if tb.kind != "PTS")
+    if not any(tb.code == "KS" for tb in shown):
+        shown += (TieBreak("KS", "KS"),)
+    return shown
+
+
+def standings(t: Tournament) -> Standings:
+    """The current standings of ``t`` (provisional until every game is in)."""
+    n = t.n
+    den = t.units.denominator
+    de = [0] * n
+    keys = _sort_values(t)
+    groups: list[list[int]] = [list(range(n))]
+    for pos, tb in enumerate(t.tiebreaks):
+        refined: list[list[int]] = []
+        for group in groups:
+            if len(group) == 1:
+                refined.append(group)
+                continue
+            if tb.kind == "DE":
+                places = direct_encounter(t, group)
+                for i in group:
+                    de[i] = places[i]
+                values = {i: -places[i] for i in group}
+            else:
+                column = keys[pos]
+                values = {i: column[i] for i in group}
+            refined.extend(_split(group, values))
+        groups = refined
+    shown = display_codes(t)
+    complete = t.complete
+    rows = []
+    rank = 1
+    for group in groups:
+        for i in sorted(group, key=lambda i: t.start_nos[i]):
+            player = t.opened.players[i]
+            rows.append(
+                Row(
+                    rank=rank,
+                    start_no=player.start_no,
+                    name=player.name,
+                    points=Fraction(t.score[i], den),
+                    tiebreaks=tuple(_value(t, tb, i, de) for tb in shown),
+                    games=t.games[i],
+                    withdrawn=t.withdrawn[i],
+                )
+            )
+        rank += len(group)
+    return Standings(
+        tournament=t.id,
+        name=t.name,
+        seq=t.seq,
+        provisional=not complete,
+        basis=t.basis if complete else t.provisional_basis,
+        max_basis=t.basis,
+        codes=tuple(tb.code for tb in shown),
+        rows=tuple(rows),
+    )
+
+
+def _sort_values(t: Tournament) -> list[Sequence[int]]:
+    columns: list[Sequence[int]] = []
+    for tb in t.tiebreaks:
+        if tb.kind == "PTS":
+            columns.append(t.score)
+        elif tb.kind == "SB":
+            columns.append(t.sb)
+        elif tb.kind == "WON":
+            columns.append(t.wins)
+        elif tb.kind == "KS":
+            columns.append(t.ks[tb.limit])
+        else:
+            columns.append(())  # DE: computed per group
+    return columns
+
+
+def _split(group: list[int], values: dict[int, int]) -> Iterable[list[int]]:
+    ordered = sorted(group, key=lambda i: -values[i])
+    current = [ordered[0]]
+    for i in ordered[1:]:
+        if values[i] == values[current[0]]:
+            current.append(i)
+        else:
+            yield current
+            current = [i]
+    yield current
+
+
+def _value(t: Tournament, tb: TieBreak, i: int, de: list[int]) -> Fraction:
+    den = t.units.denominator
+    if tb.kind == "PTS":
+        return Fraction(t.score[i], den)
+    if tb.kind == "SB":
+        return Fraction(t.sb[i], den * den)
+    if tb.kind == "WON":
+        return Fraction(t.wins[i])
+    if tb.kind == "KS":
+        return Fraction(t.ks[tb.limit][i], den)
+    return Fraction(de[i])
+
+
+def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
+    """Places inside a tied ``group`` by direct encounter (C.07 §6).
+
+    Each player's DE score is the points scored against the others in the
+    group, repeated meetings (double round robin) averaged; players not yet
+    met contribute nothing (a round robin compares the games that exist, as
+    the FIDE TEC server does).  Sub-groups still tied are decided again on
+    the games inside them, until nothing changes.  Returns 1-based places
+    (shared places repeat); all 0 when the group stays completely tied.
+    """
+    places = dict.fromkeys(group, 0)
+    _resolve(t, group, 1, places)
+    if len(set(places.values())) == 1:
+        return dict.fromkeys(group, 0)
+    return places
+
+
+def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int]) -> None:
+    members = set(group)
+    scores = {i: _de_score(t, i, members) for i in group}
+    parts = list(_split(group, scores))
+    if len(parts) == 1:
+        for i in group:
+            places[i] = base
+        return
+    offset = base
+    for part in parts:
+        if len(part) == 1:
+            places[part[0]] = offset
+        else:
+            _resolve(t, part, offset, places)
+        offset += len(part)
+
+
+def _de_score(t: Tournament, i: int, members: set[int]) -> int:
+    """Twice the DE score in units (averages of two meetings stay integral)."""
+    total: dict[int, list[int]] = {}
+    for e in t.entries[i].values():
+        if e.opponent in members:
+            total.setdefault(e.opponent, []).append(e.units)
+    return sum(2 * sum(units) // len(units) for units in total.values())
+
+
+def standings_json(s: Standings) -> StandingsJSON:
+    """The JSON shape of DESIGN §4: rows with rank, start_no, name, points, tiebreaks."""
+    return {
+        "tournament": s.tournament,
+        "name": s.name,
+        "seq": s.seq,
+        "provisional": s.provisional,
+        "basis": s.basis,
+        "max_basis": s.max_basis,
+        "standings": [row_json(s.codes, row) for row in s.rows],
+    }
+
+
+def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
+    return {
+        "rank": row.rank,
+        "start_no": row.start_no,
+        "name": row.name,
+        "points": _number(row.points),
+        "tiebreaks": {code: _number(v) for code, v in zip(codes, row.tiebreaks, strict=True)},
+        "games": row.games,
+        "withdrawn": row.withdrawn,
+    }
+
+
+def _number(value: Fraction) -> float:
+    return float(value)
