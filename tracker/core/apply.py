@@ -26,9 +26,10 @@ from tracker.core.crosstable import (
     open_tournament,
     require_tournament,
 )
-from tracker.core.errors import EventRejected, UnknownPlayer
+from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer
 from tracker.core.events import (
     ByeRecorded,
+    ByeVoided,
     Event,
     PlayerWithdrawn,
     ResultCorrected,
@@ -104,7 +105,7 @@ def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | N
     elif isinstance(event, ResultCorrected):
         w, b, entry = existing_game(t, event)
         new = game_entries(t, event.round, w, b, event.result, event.short)
-        if new[0] == entry:
+        if new[0] == entry and new[1] == t.entries[b][event.round]:
             raise EventRejected(
                 f"the result of {event.white}–{event.black} is already {event.result}", code="unchanged"
             )
@@ -119,15 +120,18 @@ def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | N
     elif isinstance(event, ByeRecorded):
         p = t.player(event.player)
         if event.round > t.rounds:
-            raise EventRejected(
-                f"round {event.round} is beyond the tournament's {t.rounds} rounds", code="invalid-pairing"
-            )
+            raise InvalidPairing(f"round {event.round} is beyond the tournament's {t.rounds} rounds")
         if event.round in t.entries[p]:
-            raise EventRejected(
-                f"player {event.player} already has a result in round {event.round}", code="invalid-pairing"
-            )
+            raise InvalidPairing(f"player {event.player} already has a result in round {event.round}")
         players = (p,)
         flips = t.set_entries(event.round, players, (bye_entry(t, event.round, event.kind),))
+    elif isinstance(event, ByeVoided):
+        p = t.player(event.player)
+        bye = t.entries[p].get(event.round)
+        if bye is None or bye.is_game:
+            raise EventRejected(f"player {event.player} has no bye in round {event.round}", code="no-such-result")
+        players = (p,)
+        flips = t.set_entries(event.round, players, None)
     elif isinstance(event, PlayerWithdrawn):
         p = t.player(event.player)
         if t.withdrawn[p]:
@@ -260,6 +264,8 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
         head = f"{short(event.white)}–{short(event.black)} (round {event.round}) voided"
     elif isinstance(event, ByeRecorded):
         head = f"{short(event.player)} has a {event.kind} bye in round {event.round}"
+    elif isinstance(event, ByeVoided):
+        head = f"{short(event.player)}'s bye in round {event.round} voided"
     else:
         head = f"{short(event.player)} withdraws"
     parts = [f"{short(p)} reaches 50%" for p in change.reached]

@@ -20,7 +20,7 @@ Changing one game touches only what it can change (O(n) per result):
    in Koya;
 4. the new game's contributions are added with the new values.
 
-:func:`rebuild` computes the same sums from the entries alone; a property
+:func:`tracker.core.rebuild.rebuild_sums` computes the same sums from the entries alone; a property
 test checks that both always agree.
 
 The Koya line (C.07 §9.2, §14.5)
@@ -130,7 +130,8 @@ class Tournament:
         "opened",
         "provisional_basis",
         "qualified",
-        "round_games",
+        "results_cache",
+        "round_entries",
         "rounds",
         "sb",
         "schedule",
@@ -150,8 +151,7 @@ class Tournament:
         self.name = opened.name
         self.n = n = len(players)
         self.cycles = 2 if opened.format == "double" else 1
-        needed = (n - 1 if n % 2 == 0 else n) * self.cycles
-        self.rounds = opened.rounds if opened.rounds is not None else needed
+        self.rounds = opened.rounds if opened.rounds is not None else rounds_needed(n, self.cycles)
         self.units: Units = units_of(opened.scoring)
         self.tiebreaks: tuple[TieBreak, ...] = parse_tiebreaks(opened.tiebreaks)
         limits = {tb.limit for tb in self.tiebreaks if tb.kind == "KS"}
@@ -168,11 +168,12 @@ class Tournament:
         self.sb = [0] * n  # Σ own units × opponent's adjusted units
         self.withdrawn = [False] * n
         self.meetings: dict[tuple[int, int], list[int]] = {}
-        self.round_games: dict[int, int] = {}
+        self.round_entries: dict[int, int] = {}  # players with an entry, per round
         self.game_count = 0
         self.entry_count = 0
         self.seq = 0
         self.applied: set[str] = {opened.id}
+        self.results_cache: list[tuple[tuple[int, int, str, str], ...] | None] = [None] * n
         self.qualified = {limit: [self._line(i, limit) for i in range(n)] for limit in self.limits}
         self.ks = {limit: [0] * n for limit in self.limits}
         self.schedule: dict[int, set[tuple[int, int]]] | None = None
@@ -201,8 +202,8 @@ class Tournament:
             return self.games[i] if self.basis == "games" else len(self.entries[i])
         if self.provisional_basis == "max-games":
             return max(self.games) if self.basis == "games" else max(len(e) for e in self.entries)
-        per_round = self.n // 2
-        return sum(1 for count in self.round_games.values() if count >= per_round)
+        needed = self.n - self.n % 2
+        return sum(1 for count in self.round_entries.values() if count >= needed)
 
     def _line(self, i: int, limit: int) -> bool:
         return 2 * self.score[i] >= self.units.win * (self.line_games(i) + limit)
@@ -223,6 +224,22 @@ class Tournament:
             return self.index[start_no]
         except KeyError:
             raise UnknownPlayer(f"tournament {self.id!r} has no player with start number {start_no}") from None
+
+    def results_of(self, i: int) -> tuple[tuple[int, int, str, str], ...]:
+        """Player ``i``'s crosstable line: (round, opponent start no or 0, colour, TRF code)."""
+        cached = self.results_cache[i]
+        if cached is None:
+            cached = tuple(
+                (
+                    r,
+                    self.start_nos[e.opponent] if e.is_game else 0,
+                    ("w" if e.white else "b") if e.is_game else "-",
+                    e.code,
+                )
+                for r, e in sorted(self.entries[i].items())
+            )
+            self.results_cache[i] = cached
+        return cached
 
     def qualifying_opponents(self, i: int, limit: int = 0) -> list[int]:
         """Indices of the opponents of ``i`` who are on or above the line."""
@@ -264,6 +281,8 @@ class Tournament:
         """
         units_win = self.units.win
         key_before = self._line_key()
+        for p in players:
+            self.results_cache[p] = None
         old = [self.entries[p].get(round_) for p in players]
         # 1. take the old game's contributions out
         self._contribute(old, players, -1)
@@ -271,9 +290,10 @@ class Tournament:
             if e is not None:
                 del self.entries[p][round_]
                 self.entry_count -= 1
+                self.round_entries[round_] -= 1
                 if e.is_game:
                     self.games[p] -= 1
-                if e.played and e.units == units_win:
+                if e.is_game and e.played and e.units == units_win:
                     self.wins[p] -= 1
         if len(players) == 2 and old[0] is not None:
             self._meet(players, round_, -1)
@@ -282,14 +302,16 @@ class Tournament:
             for p, e in zip(players, new, strict=True):
                 self.entries[p][round_] = e
                 self.entry_count += 1
+                self.round_entries[round_] = self.round_entries.get(round_, 0) + 1
                 if e.is_game:
                     self.games[p] += 1
-                if e.played and e.units == units_win:
+                if e.is_game and e.played and e.units == units_win:
                     self.wins[p] += 1
             if len(players) == 2:
                 self._meet(players, round_, +1)
         for k, p in enumerate(players):
-            before = old[k].units if old[k] is not None else 0
+            old_entry = old[k]
+            before = old_entry.units if old_entry is not None else 0
             after = new[k].units if new is not None else 0
             self.score[p] += after - before
             adjusted = self._adjusted_score(p)
@@ -321,10 +343,12 @@ class Tournament:
         return flips
 
     def _contribute(self, entries: list[Entry | None], players: tuple[int, ...], sign: int) -> None:
-        if len(players) != 2 or entries[0] is None or entries[1] is None:
+        if len(players) != 2:
             return
         a, b = players
         ea, eb = entries
+        if ea is None or eb is None:
+            return
         self.sb[a] += sign * ea.units * self.adjusted[b]
         self.sb[b] += sign * eb.units * self.adjusted[a]
         for limit in self.limits:
@@ -341,13 +365,11 @@ class Tournament:
         rounds = self.meetings.setdefault(pair, [])
         if sign > 0:
             rounds.append(round_)
-            self.round_games[round_] = self.round_games.get(round_, 0) + 1
             self.game_count += 1
         else:
             rounds.remove(round_)
             if not rounds:
                 del self.meetings[pair]
-            self.round_games[round_] -= 1
             self.game_count -= 1
 
 
@@ -402,6 +424,11 @@ def game_result(white: Entry, black: Entry) -> tuple[GameResult, bool]:
 # -- validation -------------------------------------------------------------
 
 
+def rounds_needed(n: int, cycles: int) -> int:
+    """Rounds a round robin of ``n`` players needs: n − 1 per cycle, n when n is odd."""
+    return (n - 1 if n % 2 == 0 else n) * cycles
+
+
 def open_tournament(event: TournamentOpened) -> Tournament:
     """A new tournament from its opening event.
 
@@ -416,15 +443,16 @@ def open_tournament(event: TournamentOpened) -> Tournament:
         raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
     cycles = 2 if event.format == "double" else 1
     n = len(numbers)
-    if event.rounds is not None and event.rounds < (n - 1) * cycles:
+    needed = rounds_needed(n, cycles)
+    if event.rounds is not None and event.rounds < needed:
         raise EventRejected(
-            f"{n} players need at least {(n - 1) * cycles} rounds in a {event.format} round robin, not {event.rounds}",
+            f"{n} players need at least {needed} rounds in a {event.format} round robin, not {event.rounds}",
             code="invalid-tournament",
         )
     parse_tiebreaks(event.tiebreaks)
     if event.schedule is not None:
         known = set(numbers)
-        limit = event.rounds if event.rounds is not None else (n - 1 if n % 2 == 0 else n) * cycles
+        limit = event.rounds if event.rounds is not None else needed
         if len(event.schedule) > limit:
             raise EventRejected("the schedule has more rounds than the tournament", code="invalid-tournament")
         for r, pairs in enumerate(event.schedule, start=1):
@@ -471,7 +499,7 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
         raise InvalidPairing(
             f"players {event.white} and {event.black} have already met {len(met)} time(s) (rounds {met})"
         )
-    per_cycle = max(1, t.rounds // t.cycles)
+    per_cycle = rounds_needed(t.n, 1)
     cycle = (r - 1) // per_cycle
     if any((m - 1) // per_cycle == cycle for m in met):
         raise InvalidPairing(f"players {event.white} and {event.black} already met in this cycle (round {met[0]})")
@@ -517,4 +545,5 @@ __all__ = [
     "game_result",
     "open_tournament",
     "require_tournament",
+    "rounds_needed",
 ]

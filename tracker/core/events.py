@@ -152,6 +152,15 @@ class ByeRecorded(msgspec.Struct, frozen=True, tag="bye_recorded", tag_field="ty
     kind: ByeKind = "zero"
 
 
+class ByeVoided(msgspec.Struct, frozen=True, tag="bye_voided", tag_field="type", forbid_unknown_fields=True):
+    """A recorded bye is removed (to record the game instead, or another bye)."""
+
+    id: EventId
+    tournament: TournamentId
+    round: RoundNo
+    player: StartNo
+
+
 class PlayerWithdrawn(
     msgspec.Struct, frozen=True, tag="player_withdrawn", tag_field="type", forbid_unknown_fields=True
 ):
@@ -167,7 +176,7 @@ class PlayerWithdrawn(
     reason: Name = ""
 
 
-Event = TournamentOpened | ResultRecorded | ResultCorrected | ResultVoided | ByeRecorded | PlayerWithdrawn
+Event = TournamentOpened | ResultRecorded | ResultCorrected | ResultVoided | ByeRecorded | ByeVoided | PlayerWithdrawn
 GameEvent = ResultRecorded | ResultCorrected | ResultVoided
 
 _decoder: Final = msgspec.json.Decoder(Event)
@@ -181,19 +190,21 @@ def decode_event(data: bytes | str) -> Event:
     was expected) for anything that is not exactly one valid event.
     """
     try:
-        return _decoder.decode(data)
+        event: Event = _decoder.decode(data)
     except msgspec.ValidationError as exc:
         raise DecodeError(f"invalid event: {exc}") from None
     except msgspec.DecodeError as exc:
         raise DecodeError(f"malformed JSON: {exc}") from None
+    return event
 
 
 def event_from_builtins(obj: object) -> Event:
     """Like :func:`decode_event` for an already parsed JSON value."""
     try:
-        return msgspec.convert(obj, Event)
+        event: Event = msgspec.convert(obj, Event)
     except msgspec.ValidationError as exc:
         raise DecodeError(f"invalid event: {exc}") from None
+    return event
 
 
 def encode_event(event: Event) -> bytes:

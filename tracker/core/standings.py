@@ -31,6 +31,9 @@ class Row:
     tiebreaks: tuple[Fraction, ...]
     games: int
     withdrawn: bool
+    qualified: bool = False
+    line: Fraction = Fraction(0)
+    results: tuple[tuple[int, int, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,7 @@ class Standings:
     tournament: str
     name: str
     seq: int
+    rounds: int
     provisional: bool
     basis: str
     max_basis: str
@@ -61,6 +65,9 @@ class RowJSON(TypedDict):
     tiebreaks: dict[str, float]
     games: int
     withdrawn: bool
+    qualified: bool
+    line: float
+    results: list[tuple[int, int, str, str]]
 
 
 class StandingsJSON(TypedDict):
@@ -120,6 +127,9 @@ def standings(t: Tournament) -> Standings:
                     tiebreaks=tuple(_value(t, tb, i, de) for tb in shown),
                     games=t.games[i],
                     withdrawn=t.withdrawn[i],
+                    qualified=t.qualified[0][i],
+                    line=Fraction(t.units.win * t.line_games(i), 2 * den),
+                    results=t.results_of(i),
                 )
             )
         rank += len(group)
@@ -127,6 +137,7 @@ def standings(t: Tournament) -> Standings:
         tournament=t.id,
         name=t.name,
         seq=t.seq,
+        rounds=t.rounds,
         provisional=not complete,
         basis=t.basis if complete else t.provisional_basis,
         max_basis=t.basis,
@@ -241,6 +252,9 @@ def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
         "tiebreaks": {code: _number(v) for code, v in zip(codes, row.tiebreaks, strict=True)},
         "games": row.games,
         "withdrawn": row.withdrawn,
+        "qualified": row.qualified,
+        "line": _number(row.line),
+        "results": list(row.results),
     }
 
 

@@ -14,7 +14,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from tracker.core.events import Event, TournamentOpened
+from tracker.core.apply import fold
+from tracker.core.crosstable import Tournament
+from tracker.core.errors import DecodeError, EventRejected, FormatError
+from tracker.core.events import Event, TournamentOpened, decode_event, encode_event
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +38,113 @@ def slug(name: str) -> str:
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     text = re.sub(r"[^A-Za-z0-9]+", "-", ascii_name).strip("-").lower()
     return text[:64].strip("-") or "tournament"
+
+
+def state_from(tf: TournamentFile) -> Tournament:
+    """Fold the file's opening event and all its events into a fresh tournament.
+
+    Returns the crosstable as the core keeps it.  Readers have already
+    checked their events against the core, so this only raises
+    :class:`~tracker.core.errors.EventRejected` for a :class:`TournamentFile`
+    built or edited by hand.
+    """
+    state, _ = fold(None, tf.opened)
+    for event in tf.events:
+        state, _ = fold(state, event)
+    return state
+
+
+def read_tournament_text(text: str, path: str, tournament_id: str | None = None) -> TournamentFile:
+    """Read a TRF16/TRF26 or PGN file's text, choosing the reader by extension, then by content.
+
+    ``.pgn`` is PGN and ``.trf``/``.txt`` are TRF; any other name is PGN when
+    the first non-blank character is ``[`` (a PGN tag) and TRF otherwise.
+    Raises :class:`~tracker.core.errors.FormatError` as the chosen reader does.
+    """
+    from tracker.formats.pgn import parse_pgn  # the readers import this package: import them late
+    from tracker.formats.trf import parse_trf
+
+    name = path.lower()
+    if name.endswith(".pgn"):
+        return parse_pgn(text, path, tournament_id)
+    if name.endswith((".trf", ".txt")):
+        return parse_trf(text, path, tournament_id)
+    if text.lstrip("\ufeff \t\r\n").startswith("["):
+        return parse_pgn(text, path, tournament_id)
+    return parse_trf(text, path, tournament_id)
+
+
+# -- shared by the readers ----------------------------------------------------------------
+
+_TOURNAMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def file_stem(path: str) -> str:
+    """The file's name without folders and extension: ``"data/held.trf"`` → ``"held"``."""
+    base = re.split(r"[\\/]", path)[-1]
+    stem, dot, _ = base.rpartition(".")
+    return stem if dot and stem else base
+
+
+def tournament_id_for(path: str, name: str | None, tournament_id: str | None) -> str:
+    """The id a reader gives the tournament: the caller's, else a slug of the event name, else of the file name.
+
+    Raises :class:`FormatError` when the caller's id is not a valid tournament id.
+    """
+    if tournament_id is not None:
+        if not _TOURNAMENT_ID.fullmatch(tournament_id):
+            raise FormatError(path, 0, f"invalid tournament id {tournament_id!r} (letters, digits, . _ -; at most 64)")
+        return tournament_id
+    return slug(name) if name else slug(file_stem(path))
+
+
+_BAD_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def check_characters(text: str, path: str) -> None:
+    """Refuse binary junk: control characters (other than tab and line ends) and unpaired surrogates.
+
+    Raises :class:`FormatError` naming the line of the first such character.
+    """
+    bad = _BAD_CHARACTER.search(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise FormatError(path, line, f"not a text file: character U+{ord(bad.group()):04X}")
+
+
+def game_id(tournament: str, round_: int, white: int, black: int) -> str:
+    """The deterministic id of a game read from a file, e.g. ``"held/r4/5-6"``."""
+    return f"{tournament}/r{round_}/{white}-{black}"
+
+
+def bye_id(tournament: str, round_: int, player: int) -> str:
+    """The deterministic id of a bye read from a file, e.g. ``"held/r1/bye/3"``."""
+    return f"{tournament}/r{round_}/bye/{player}"
+
+
+def checked_file(
+    path: str, opened: TournamentOpened, events: list[Event], lines: dict[str, int]
+) -> tuple[TournamentFile, Tournament]:
+    """Validate a reader's result against the wire schema and the core, all or nothing.
+
+    ``lines`` maps event ids to the line they came from (for messages).
+    Returns the file and the folded state (for checks only the state can
+    answer, such as TRF's points column).  Raises :class:`FormatError` for a
+    field out of range (as :func:`~tracker.core.events.decode_event` would
+    reject it) or an event the core rejects.
+    """
+    for event in (opened, *events):
+        try:
+            decode_event(encode_event(event))
+        except DecodeError as exc:
+            raise FormatError(path, lines.get(event.id, 0), str(exc)) from None
+    try:
+        state, _ = fold(None, opened)
+    except EventRejected as exc:
+        raise FormatError(path, lines.get(opened.id, 0), exc.reason) from None
+    for event in events:
+        try:
+            state, _ = fold(state, event)
+        except EventRejected as exc:
+            raise FormatError(path, lines.get(event.id, 0), exc.reason) from None
+    return TournamentFile(opened, tuple(events)), state

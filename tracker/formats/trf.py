@@ -1,0 +1,678 @@
+"""TRF16 and TRF26 tournament report files, in and out.
+
+How this works
+--------------
+
+:func:`parse_trf` reads a file in three steps.
+
+1. Every line is classified by its three-character record code.  ``001``
+   player lines are cut by column (FIDE C.04 Annex 2 / TRF26): start rank
+   5–8, sex 10, title 11–13, name 15–47, rating 49–52, federation 54–56,
+   FIDE id 58–68, birth date 70–79, points 81–84, rank 86–89, then one block
+   of ten columns per round from column 92 (opponent 92–95, colour 97,
+   result 99).  The records tracker understands are interpreted: ``012``
+   name, ``XXR``/``142`` rounds, ``162`` (and JaVaFo's ``XXS``) scoring,
+   ``202``/``212`` tie-breaks; ``062`` (player count) is dropped because the
+   export writes its own.  Every other line — ``022`` city, ``092``/``192``
+   tournament type (also read as a single/double hint), ``102`` arbiter,
+   ``###`` comments … — is kept verbatim in ``TournamentOpened.records`` so
+   that :func:`export_trf` writes it back.
+2. The round blocks are paired up.  A game is on both players' lines and the
+   two must agree: the opponents point at each other, the colours are
+   opposite, and the two codes make one result.  Each game becomes one
+   :class:`ResultRecorded` seen from White's line; a block without an
+   opponent becomes a :class:`ByeRecorded`.
+3. The opening event and the events are checked against the wire schema and
+   folded through the core, so a file that reads is a file the tracker
+   accepts; last, each line's points column is compared with the folded
+   score.
+
+Result codes (TRF16 = TRF26; letters case-insensitive)
+------------------------------------------------------
+
+==========================  ==========================================
+White's / Black's codes     event
+==========================  ==========================================
+``1 0``, ``= =``, ``0 1``   ``1-0``, ``1/2-1/2``, ``0-1``
+``W L``, ``D D``, ``L W``   the same with ``short=True`` (< 1 move)
+``+ -``, ``- +``            forfeit ``+-`` / ``-+`` (opponent kept)
+``- -``                     double forfeit ``--`` (a loss for both)
+both blank                  game paired, result not in yet: no event
+==========================  ==========================================
+
+With opponent ``0000`` (or four blanks) the block is a bye: ``H`` half,
+``F`` full, ``U`` pairing-allocated, ``Z``, ``-`` or blank zero.  A bye
+written with a game code is read by its points: ``1``/``W``/``+`` as a full
+bye, ``=``/``D`` as a half bye, ``0``/``L`` as a zero bye.  A round with
+nothing at all for a player (a blank block, or a line that ends earlier),
+up to the last round anyone has a block for, is a zero bye, as the
+specification says for a blank code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Final
+
+from tracker.core.crosstable import Tournament
+from tracker.core.errors import EventRejected, FormatError
+from tracker.core.events import (
+    DEFAULT_TIEBREAKS,
+    ByeKind,
+    ByeRecorded,
+    Event,
+    Format,
+    GameResult,
+    Player,
+    ResultRecorded,
+    Scoring,
+    TournamentOpened,
+)
+from tracker.core.standings import standings
+from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
+from tracker.formats import (
+    TournamentFile,
+    bye_id,
+    check_characters,
+    checked_file,
+    file_stem,
+    game_id,
+    tournament_id_for,
+)
+
+#: (White's code, Black's code) → (result, short).
+_GAME_RESULTS: Final[dict[tuple[str, str], tuple[GameResult, bool]]] = {
+    ("1", "0"): ("1-0", False),
+    ("=", "="): ("1/2-1/2", False),
+    ("0", "1"): ("0-1", False),
+    ("W", "L"): ("1-0", True),
+    ("D", "D"): ("1/2-1/2", True),
+    ("L", "W"): ("0-1", True),
+    ("+", "-"): ("+-", False),
+    ("-", "+"): ("-+", False),
+    ("-", "-"): ("--", False),
+}
+#: Code of a block without an opponent → the bye it records.
+_BYE_KINDS: Final[dict[str, ByeKind]] = {
+    "H": "half",
+    "F": "full",
+    "U": "pab",
+    "Z": "zero",
+    "-": "zero",
+    " ": "zero",
+    "1": "full",
+    "W": "full",
+    "+": "full",
+    "=": "half",
+    "D": "half",
+    "0": "zero",
+    "L": "zero",
+}
+_BYE_ONLY_CODES: Final = frozenset("HFUZ")
+_CODES: Final = frozenset("10=WDL+-HFUZ ")
+_COLOURS: Final = frozenset("wb- ")
+_OPPOSITE: Final = {"w": "b", "b": "w"}
+_FIRST_BLOCK: Final = 91  # 0-based index of column 92, where round 1 starts
+_BLOCK: Final = 10
+_MAX_ROUNDS: Final = 999
+_MAX_PLAYERS: Final = 500
+_MAX_RECORDS: Final = 100
+_MAX_RECORD_LENGTH: Final = 400
+_MAX_CODES: Final = 16
+_RECORD_CODE: Final = re.compile(r"[0-9A-Z]{3}")
+_DIGITS: Final = re.compile(r"[0-9]+")
+_OPPONENT: Final = re.compile(r" *[0-9]+")
+_POINTS: Final = re.compile(r"-?[0-9]{1,4}(?:\.[0-9]{1,3})?")
+_SCORING_162: Final = re.compile(r"\s*([A-Za-z])\s*(-?[0-9]{1,4}(?:\.[0-9]{1,3})?)")
+_SCORING_XXS: Final = re.compile(r"\s*([A-Za-z]{1,3})=(-?[0-9]{1,4}(?:\.[0-9]{1,3})?)")
+#: XXS code (JaVaFo) → the Scoring fields it sets.
+_XXS_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "W": ("win",),
+    "WW": ("win",),
+    "BW": ("win",),
+    "D": ("draw",),
+    "WD": ("draw",),
+    "BD": ("draw",),
+    "L": ("loss",),
+    "WL": ("loss",),
+    "BL": ("loss",),
+    "ZPB": ("zero_bye",),
+    "HPB": ("half_bye",),
+    "FPB": ("full_bye",),
+    "PAB": ("pab",),
+    "FW": ("forfeit_win",),
+    "FL": ("forfeit_loss",),
+}
+#: 162 code (TRF26) → the Scoring fields it sets.  ``W`` also covers forfeit
+#: wins and full byes and ``D`` half byes (they stay "as a win/draw");
+#: ``X`` (unknown result) has no counterpart in tracker and is ignored.
+_162_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "W": ("win",),
+    "D": ("draw",),
+    "L": ("loss",),
+    "A": ("zero_bye", "forfeit_loss"),
+    "P": ("pab",),
+    "X": (),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """One round of a 001 line: opponent (0 = none), colour ``w``/``b``/``-``, upper-case code."""
+
+    opponent: int
+    colour: str
+    code: str
+
+    def describe(self) -> str:
+        if self.opponent == 0:
+            return f"no opponent (code {self.code.strip() or 'blank'})"
+        return f"opponent {self.opponent}, colour {self.colour}, code {self.code.strip() or 'blank'}"
+
+
+@dataclass(frozen=True, slots=True)
+class _PlayerLine:
+    line: int
+    player: Player
+    points: Fraction | None
+    points_text: str
+    blocks: tuple[_Block | None, ...]
+
+    def block(self, round_: int) -> _Block | None:
+        return self.blocks[round_ - 1] if round_ <= len(self.blocks) else None
+
+
+@dataclass(slots=True)
+class _Header:
+    """What the non-player records say; ``records`` are the lines kept verbatim."""
+
+    name: str | None = None
+    rounds: int = 0
+    scoring: dict[str, Decimal] = field(default_factory=dict)
+    scoring_line: int = 0
+    tiebreaks_202: tuple[int, tuple[str, ...]] | None = None
+    tiebreaks_212: tuple[int, tuple[str, ...]] | None = None
+    format_hint: Format | None = None
+    records: list[str] = field(default_factory=list)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def parse_trf(text: str, path: str, tournament_id: str | None = None) -> TournamentFile:
+    """Read a TRF16 or TRF26 file's text into the tournament's opening event and its events.
+
+    Returns a :class:`TournamentFile` whose opening event has every player
+    (by start rank), the format (``192``/``092`` when they say, else double
+    when the rounds reach 2 × (players − 1)), the rounds (the largest of
+    ``XXR``/``142``, the last round present and what the round robin needs),
+    the scoring (``162``, then ``XXS``), the tie-breaks (``212``, else
+    ``202`` with ``PTS`` first, else the default order) and the records kept
+    for export; then one event per game (White's view) and per bye, round by
+    round: games by White's start rank, then byes by start rank.  Event ids
+    are ``{id}/r{round}/{white}-{black}`` and ``{id}/r{round}/bye/{player}``.
+
+    The tournament id is ``tournament_id``, else a slug of the ``012`` name,
+    else of the file name; ``path`` is used for that and for messages only.
+
+    Raises :class:`FormatError` (path, line, problem) for anything that is
+    not a consistent round robin: binary junk, no player lines, a field that
+    is not a number or is out of range, a misaligned round block, an unknown
+    result code, an opponent that is not in the file, two lines that do not
+    agree about a game, a points column that differs from the results, or
+    any event the core would reject (a pair meeting too often, a player
+    paired twice in a round).  Nothing partial is returned.
+    """
+    check_characters(text, path)
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise FormatError(path, 0, "empty file")
+    header = _Header()
+    players: list[_PlayerLine] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip()
+        if not line:
+            continue
+        if line.startswith("###"):
+            _keep(header, line, number, path)
+            continue
+        code = line[:3]
+        if not _RECORD_CODE.fullmatch(code) or (len(line) > 3 and line[3] != " "):
+            raise FormatError(path, number, f"not a TRF record (a record starts with a code like 001): {line[:20]!r}")
+        if code == "001":
+            players.append(_player_line(line, number, path))
+        else:
+            _header_record(header, code, line, number, path)
+    return _tournament_file(header, players, path, tournament_id)
+
+
+def _header_record(header: _Header, code: str, line: str, number: int, path: str) -> None:
+    value = line[4:].strip()
+    if code == "012":
+        if header.name is not None:
+            raise FormatError(path, number, "a second tournament name (012)")
+        if len(value) > 200:
+            raise FormatError(path, number, "the tournament name (012) is longer than 200 characters")
+        header.name = value
+    elif code == "062":
+        pass  # the player count: the export writes its own
+    elif code in ("XXR", "142"):
+        rounds = _number(value, path, number, f"the number of rounds ({code})")
+        if not 1 <= rounds <= _MAX_ROUNDS:
+            raise FormatError(path, number, f"the number of rounds ({code}) must be 1 to {_MAX_ROUNDS}, not {rounds}")
+        header.rounds = max(header.rounds, rounds)
+    elif code == "162":
+        _scoring(header, value, _SCORING_162, _162_FIELDS, number, path, "162")
+    elif code == "XXS":
+        _scoring(header, value, _SCORING_XXS, _XXS_FIELDS, number, path, "XXS")
+    elif code in ("202", "212"):
+        codes = parse_code_list(value)
+        if code == "202":
+            header.tiebreaks_202 = (number, codes)
+        else:
+            header.tiebreaks_212 = (number, codes)
+    else:
+        if code in ("092", "192"):
+            hint = _format_hint(line)
+            if hint is not None:
+                header.format_hint = hint
+        _keep(header, line, number, path)
+
+
+def _keep(header: _Header, line: str, number: int, path: str) -> None:
+    if len(line) > _MAX_RECORD_LENGTH:
+        raise FormatError(path, number, f"a record longer than {_MAX_RECORD_LENGTH} characters")
+    if len(header.records) >= _MAX_RECORDS:
+        raise FormatError(path, number, f"more than {_MAX_RECORDS} header records and comments")
+    header.records.append(line)
+
+
+def _format_hint(line: str) -> Format | None:
+    """Single or double from a ``092`` (free text) or ``192`` (TRF26 code) record, if it says."""
+    text = line[4:].strip().upper()
+    if "DOUBLE" in text or text.endswith("_G2"):
+        return "double"
+    if line.startswith("192") and "ROUNDROBIN" in text and not re.search(r"_G[0-9]+$", text):
+        return "single"
+    return None
+
+
+def _scoring(
+    header: _Header,
+    value: str,
+    token: re.Pattern[str],
+    fields: dict[str, tuple[str, ...]],
+    number: int,
+    path: str,
+    code: str,
+) -> None:
+    position = 0
+    found: dict[str, Decimal] = {}
+    while position < len(value):
+        match = token.match(value, position)
+        if match is None:
+            raise FormatError(path, number, f"cannot read the scoring ({code}) at {value[position:][:12]!r}")
+        name, points = match.group(1).upper(), Decimal(match.group(2))
+        if name not in fields:
+            raise FormatError(path, number, f"unknown scoring code {name!r} in {code}")
+        for attribute in fields[name]:
+            if attribute in found and found[attribute] != points:
+                raise FormatError(path, number, f"{code} gives {attribute.replace('_', ' ')} two values")
+            found[attribute] = points
+        position = match.end()
+    header.scoring.update(found)
+    header.scoring_line = number
+
+
+def _player_line(line: str, number: int, path: str) -> _PlayerLine:
+    def columns(first: int, last: int) -> str:
+        return line[first - 1 : last].strip()
+
+    if line[8:9].strip():
+        raise FormatError(path, number, "column 9 must be blank (the starting rank is in columns 5-8)")
+    start_no = _number(columns(5, 8), path, number, "the starting rank (columns 5-8)")
+    if start_no < 1:
+        raise FormatError(path, number, "the starting rank (columns 5-8) must be at least 1")
+    rating_text = columns(49, 52)
+    rating = _number(rating_text, path, number, "the rating (columns 49-52)") if rating_text else 0
+    if rating > 4000:
+        raise FormatError(path, number, f"the rating (columns 49-52) {rating} is above 4000")
+    points_text = columns(81, 84)
+    points: Fraction | None = None
+    if points_text:
+        if not _POINTS.fullmatch(points_text):
+            raise FormatError(path, number, f"the points (columns 81-84) {points_text!r} are not a number")
+        points = Fraction(Decimal(points_text))
+    rank_text = columns(86, 89)
+    if rank_text:
+        _number(rank_text, path, number, "the rank (columns 86-89)")
+    if line[89:91].strip():
+        raise FormatError(path, number, "columns 90-91 must be blank (round 1 starts at column 92)")
+    player = Player(
+        start_no=start_no,
+        name=columns(15, 47),
+        rating=rating,
+        title=columns(11, 13),
+        federation=columns(54, 56),
+        fide_id=columns(58, 68),
+        sex=columns(10, 10),
+        birth=columns(70, 79),
+    )
+    rest = line[_FIRST_BLOCK:]
+    count = -(-len(rest) // _BLOCK)
+    if count > _MAX_ROUNDS:
+        raise FormatError(path, number, f"more than {_MAX_ROUNDS} rounds")
+    blocks = tuple(_block(rest[k * _BLOCK : (k + 1) * _BLOCK], k + 1, number, path) for k in range(count))
+    return _PlayerLine(number, player, points, points_text, blocks)
+
+
+def _block(chunk: str, round_: int, number: int, path: str) -> _Block | None:
+    """One round's ten columns, or ``None`` when they are all blank."""
+    chunk = chunk.ljust(_BLOCK)
+    if not chunk.strip():
+        return None
+    column = _FIRST_BLOCK + 1 + (round_ - 1) * _BLOCK
+    opponent_text = chunk[:4]
+    if (
+        chunk[4] != " "
+        or chunk[6] != " "
+        or chunk[8:].strip()
+        or not (not opponent_text.strip() or _OPPONENT.fullmatch(opponent_text))
+    ):
+        raise FormatError(
+            path,
+            number,
+            f"round {round_} is misaligned: columns {column}-{column + 9} should read like '   5 w 1  ', not {chunk!r}",
+        )
+    colour = chunk[5].lower()
+    if colour not in _COLOURS:
+        raise FormatError(path, number, f"round {round_}: unknown colour {chunk[5]!r} (column {column + 5})")
+    code = chunk[7].upper()
+    if code not in _CODES:
+        raise FormatError(path, number, f"round {round_}: unknown result code {chunk[7]!r} (column {column + 7})")
+    opponent = int(opponent_text) if opponent_text.strip() else 0
+    return _Block(opponent, "-" if colour == " " else colour, code)
+
+
+def _number(text: str, path: str, number: int, what: str) -> int:
+    if not _DIGITS.fullmatch(text) or len(text) > 6:
+        raise FormatError(path, number, f"{what} {text!r} is not a number")
+    return int(text)
+
+
+def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tournament_id: str | None) -> TournamentFile:
+    if not lines:
+        raise FormatError(path, 0, "no player records (001 lines)")
+    lines.sort(key=lambda pl: pl.player.start_no)
+    by_no: dict[int, _PlayerLine] = {}
+    for pl in sorted(lines, key=lambda pl: pl.line):
+        other = by_no.setdefault(pl.player.start_no, pl)
+        if other is not pl:
+            raise FormatError(path, pl.line, f"starting rank {pl.player.start_no} is already used on line {other.line}")
+    n = len(lines)
+    if n < 2:
+        raise FormatError(path, lines[0].line, "a round robin needs at least 2 players")
+    if n > _MAX_PLAYERS:
+        raise FormatError(path, lines[_MAX_PLAYERS].line, f"more than {_MAX_PLAYERS} players")
+
+    tid = tournament_id_for(path, header.name, tournament_id)
+    played = max((r for pl in lines for r, b in enumerate(pl.blocks, start=1) if b is not None), default=0)
+    events: list[Event] = []
+    where: dict[str, int] = {}
+    for r in range(1, played + 1):
+        byes: list[ByeRecorded] = []
+        for pl in lines:
+            event = _round_event(pl, r, by_no, tid, path)
+            if isinstance(event, ByeRecorded):
+                byes.append(event)
+            elif event is not None:
+                events.append(event)
+                where[event.id] = pl.line
+        for bye in byes:
+            events.append(bye)
+            where[bye.id] = by_no[bye.player].line
+
+    known = max(header.rounds, played)
+    fmt: Format = header.format_hint or ("double" if known >= 2 * (n - 1) else "single")
+    cycles = 2 if fmt == "double" else 1
+    rounds = max(known, (n - 1 if n % 2 == 0 else n) * cycles)
+    opened = TournamentOpened(
+        id=f"{tid}/opened",
+        tournament=tid,
+        name=header.name if header.name is not None else file_stem(path)[:200],
+        players=tuple(pl.player for pl in lines),
+        format=fmt,
+        rounds=rounds,
+        scoring=_scoring_of(header, path),
+        tiebreaks=_tiebreaks_of(header, path),
+        schedule=None,
+        records=tuple(header.records),
+    )
+    tf, state = checked_file(path, opened, events, where)
+    for pl in lines:
+        score = state.units.points(state.score[state.index[pl.player.start_no]])
+        if pl.points is not None and pl.points != score:
+            raise FormatError(
+                path,
+                pl.line,
+                f"the points column says {pl.points_text} but the results of player {pl.player.start_no} "
+                f"add up to {_points_text(score)}",
+            )
+    return tf
+
+
+def _round_event(
+    pl: _PlayerLine, r: int, by_no: dict[int, _PlayerLine], tid: str, path: str
+) -> ResultRecorded | ByeRecorded | None:
+    """What ``pl``'s block of round ``r`` records, checked against the opponent's line.
+
+    ``None`` for Black's side of a game (White's line records it) and for a
+    game whose result is not in yet.
+    """
+    no = pl.player.start_no
+    block = pl.block(r)
+    if block is None or block.opponent == 0:
+        code = block.code if block is not None else " "
+        if block is not None and block.colour != "-":
+            raise FormatError(path, pl.line, f"round {r}: a bye (opponent 0000) has colour {block.colour}")
+        return ByeRecorded(id=bye_id(tid, r, no), tournament=tid, round=r, player=no, kind=_BYE_KINDS[code])
+    if block.code in _BYE_ONLY_CODES:
+        raise FormatError(path, pl.line, f"round {r}: bye code {block.code} with opponent {block.opponent}")
+    opponent = by_no.get(block.opponent)
+    if opponent is None:
+        raise FormatError(path, pl.line, f"round {r}: opponent {block.opponent} is not a player in this file")
+    if opponent is pl:
+        raise FormatError(path, pl.line, f"round {r}: player {no} is paired with himself")
+    if block.colour == "-":
+        raise FormatError(path, pl.line, f"round {r}: a game against {block.opponent} needs colour w or b")
+    other = opponent.block(r)
+    if other is None or other.opponent != no:
+        said = other.describe() if other is not None else "nothing"
+        raise FormatError(
+            path,
+            pl.line,
+            f"round {r}: player {no} is paired with {block.opponent}, but line {opponent.line} "
+            f"(player {block.opponent}) has {said} in that round",
+        )
+    if other.colour != _OPPOSITE[block.colour]:
+        raise FormatError(
+            path,
+            pl.line,
+            f"round {r}: players {no} and {block.opponent} both have colour {block.colour!r} "
+            f"(line {opponent.line} has {other.colour!r})",
+        )
+    if block.colour == "b":
+        return None
+    codes = (block.code, other.code)
+    if codes == (" ", " "):
+        return None
+    read = _GAME_RESULTS.get(codes)
+    if read is None:
+        raise FormatError(
+            path,
+            pl.line,
+            f"round {r}: codes {block.code.strip() or 'blank'} (player {no}, White) and "
+            f"{other.code.strip() or 'blank'} (player {block.opponent}, Black, line {opponent.line}) "
+            "do not make one result",
+        )
+    result, short = read
+    return ResultRecorded(
+        id=game_id(tid, r, no, block.opponent),
+        tournament=tid,
+        round=r,
+        white=no,
+        black=block.opponent,
+        result=result,
+        short=short,
+    )
+
+
+def _scoring_of(header: _Header, path: str) -> Scoring:
+    values = header.scoring
+    if not values:
+        return Scoring()
+    default = Scoring()
+
+    def value(name: str, fallback: Decimal) -> Decimal:
+        given = values.get(name)
+        return fallback if given is None else given
+
+    scoring = Scoring(
+        win=value("win", default.win),
+        draw=value("draw", default.draw),
+        loss=value("loss", default.loss),
+        forfeit_win=values.get("forfeit_win"),
+        forfeit_loss=value("forfeit_loss", default.forfeit_loss),
+        full_bye=values.get("full_bye"),
+        half_bye=values.get("half_bye"),
+        zero_bye=value("zero_bye", default.zero_bye),
+        pab=values.get("pab"),
+    )
+    if scoring.win <= 0:
+        raise FormatError(path, header.scoring_line, "a win must be worth more than 0 points")
+    return scoring
+
+
+def _tiebreaks_of(header: _Header, path: str) -> tuple[str, ...]:
+    """212 when present (it defines the standings), else 202 with ``PTS`` first, else the default order."""
+    chosen = header.tiebreaks_212 or header.tiebreaks_202
+    if chosen is None:
+        return DEFAULT_TIEBREAKS
+    number, codes = chosen
+    try:
+        parsed = parse_tiebreaks(codes)
+    except EventRejected as exc:
+        raise FormatError(path, number, exc.reason) from None
+    if len(parsed) > _MAX_CODES:
+        raise FormatError(path, number, f"more than {_MAX_CODES} tie-break codes")
+    return tuple(tb.code for tb in parsed)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def export_trf(t: Tournament) -> str:
+    """The tournament's live state as a TRF26 file (text, ``\\n`` line ends).
+
+    Header: ``012`` name, ``062`` player count, ``XXR`` and ``142`` rounds,
+    ``162`` when the scoring is not 1-½-0 (plus JaVaFo ``XXS`` for what 162
+    cannot say: forfeit-win, bye and forfeit-loss values that differ from a
+    win, a draw or each other), ``202`` (tie-breaks without ``PTS``) and
+    ``212`` (with ``PTS``), ``192`` only when the format would otherwise be
+    misread from the rounds, then the records kept from the file the
+    tournament came from.  Then one ``001`` line per player in start-rank
+    order with the rank from the current standings and the points.
+
+    The points column holds the score *in the tournament's own scoring*
+    (TRF26 and the FIDE TEC tie-break server read it so): 7 wins and a draw
+    under 3-1-0 is ``22.0``.  It is written with one decimal (``3.5``,
+    ``22.0``; more only for scoring with quarters), right-aligned in columns
+    81–84.
+
+    Round blocks go up to the last round anyone has a result in.  A player
+    with nothing yet in such a round gets the pairing with a blank result
+    when the tournament has a schedule, and a blank block otherwise — which
+    TRF (and :func:`parse_trf`) reads as a zero bye: without the pairing,
+    TRF cannot say "paired, not finished".  Withdrawals, the Koya basis and
+    the schedule itself have no TRF record and are not written.  Raises
+    :class:`ValueError` only for a score that does not fit the four columns
+    (above 9999 points).
+    """
+    opened = t.opened
+    ranks = {row.start_no: row.rank for row in standings(t).rows}
+    lines = [f"012 {_one_line(t.name)}", f"062 {t.n}", f"XXR {t.rounds}", f"142 {t.rounds}"]
+    lines += _scoring_records(opened.scoring)
+    codes = [tb.code for tb in t.tiebreaks if tb.kind != "PTS"]
+    if codes:
+        lines.append("202 " + ",".join(codes))
+    lines.append("212 " + ",".join(tb.code for tb in t.tiebreaks))
+    told = any(r[:3] in ("092", "192") and _format_hint(r) is not None for r in opened.records)
+    read_as = "double" if t.rounds >= 2 * (t.n - 1) else "single"
+    if not told and opened.format != read_as:
+        lines.append("192 BERGER_DOUBLEROUNDROBIN" if opened.format == "double" else "192 BERGER_ROUNDROBIN")
+    lines += opened.records
+    last = max((r for entries in t.entries for r in entries), default=0)
+    for i, player in enumerate(opened.players):
+        points = _points_text(t.units.points(t.score[i]))
+        if len(points) > 4 and t.score[i] % t.units.denominator == 0:
+            points = points.removesuffix(".0")
+        if len(points) > 4:
+            raise ValueError(f"a score of {points} points does not fit TRF's points column")
+        static = (
+            f"001 {player.start_no:>4} {player.sex[:1]:1}{player.title[:3]:>3} {_one_line(player.name)[:33]:<33} "
+            f"{player.rating or '':>4} {player.federation[:3]:<3} {player.fide_id[:11]:>11} {player.birth[:10]:<10} "
+            f"{points:>4} {ranks[player.start_no]:>4}  "
+        )
+        blocks = "".join(_export_block(t, i, r) for r in range(1, last + 1))
+        lines.append((static + blocks).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _export_block(t: Tournament, i: int, r: int) -> str:
+    entry = t.entries[i].get(r)
+    if entry is not None:
+        if not entry.is_game:
+            return f"0000 - {entry.code}  "
+        colour = "w" if entry.white else "b"
+        return f"{t.start_nos[entry.opponent]:>4} {colour} {entry.code}  "
+    for white, black in (t.schedule or {}).get(r, ()):
+        if i in (white, black):
+            opponent, colour = (black, "w") if i == white else (white, "b")
+            return f"{t.start_nos[opponent]:>4} {colour}    "
+    return " " * _BLOCK
+
+
+def _scoring_records(s: Scoring) -> list[str]:
+    if s == Scoring():
+        return []
+    parts = [("W", s.win), ("D", s.draw), ("L", s.loss)]
+    if s.forfeit_loss == s.zero_bye != 0:
+        parts.append(("A", s.zero_bye))
+    if s.pab is not None:
+        parts.append(("P", s.pab))
+    records = ["162  " + "    ".join(f"{code}{_points_text(Fraction(v)):>4}" for code, v in parts)]
+    extra = [("FW", s.forfeit_win), ("FPB", s.full_bye), ("HPB", s.half_bye)]
+    if s.forfeit_loss != s.zero_bye:
+        extra += [("ZPB", s.zero_bye), ("FL", s.forfeit_loss)]
+    given = [f"{code}={_points_text(Fraction(v))}" for code, v in extra if v is not None]
+    if given:
+        records.append("XXS " + " ".join(given))
+    return records
+
+
+def _points_text(value: Fraction) -> str:
+    """``3.5``, ``22.0``, ``1.25``: at least one decimal, exact (scores of decimal scoring terminate)."""
+    if value.denominator == 1:
+        return f"{value.numerator}.0"
+    text = format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
+    return text if "." in text else text + ".0"
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"[\x00-\x1f\x7f]", " ", text)
+
+
+__all__ = ["export_trf", "parse_trf"]

@@ -1,0 +1,140 @@
+"""Websocket protocol v1: the messages, their decoding and their JSON.
+
+Client → server::
+
+    {"type": "subscribe", "tournament": ID, "since": SEQ?, "token": T?}
+    {"type": "unsubscribe", "tournament": ID}
+    {"type": "submit", "token": T, "event": {...}, "ref": "client tag"?}
+
+Server → client::
+
+    snapshot   the full standings of a tournament and their seq
+    update     one accepted event: seq, the event, rows that changed, who
+               reached or fell below the 50% line, qualifying-set changes,
+               a sentence in plain words, and the full new rows
+    ack        a submitted event is durable (id, tournament, seq)
+    rejected   a submitted event was refused (id, code, reason)
+    error      the message itself was bad (code, reason)
+    projection (arbiters only) what the remaining games can still change
+
+Decoding is strict: :func:`decode_client` returns one typed message or
+raises :class:`~tracker.core.errors.DecodeError`.  Encoding happens once per
+update; every subscriber receives the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal, TypedDict
+
+import msgspec
+
+from tracker.core.apply import Update
+from tracker.core.errors import DecodeError
+from tracker.core.events import Event, TournamentId, encode_event
+from tracker.core.standings import RowJSON, Standings, row_json
+
+PROTOCOL_VERSION: Final = 1
+
+Token = Annotated[str, msgspec.Meta(max_length=256)]
+
+
+class Subscribe(msgspec.Struct, frozen=True, tag="subscribe", tag_field="type", forbid_unknown_fields=True):
+    tournament: TournamentId
+    since: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
+    token: Token | None = None
+
+
+class Unsubscribe(msgspec.Struct, frozen=True, tag="unsubscribe", tag_field="type", forbid_unknown_fields=True):
+    tournament: TournamentId
+
+
+class Submit(msgspec.Struct, frozen=True, tag="submit", tag_field="type", forbid_unknown_fields=True):
+    token: Token
+    event: Event
+    ref: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+
+
+ClientMessage = Subscribe | Unsubscribe | Submit
+
+_client_decoder: Final = msgspec.json.Decoder(ClientMessage)
+_encoder: Final = msgspec.json.Encoder(decimal_format="number")
+
+
+def decode_client(data: bytes | str) -> ClientMessage:
+    """One client message, or :class:`DecodeError` saying what is wrong."""
+    try:
+        return _client_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise DecodeError(f"invalid message: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"malformed JSON: {exc}") from None
+
+
+class StandingsPayload(TypedDict):
+    tournament: str
+    name: str
+    seq: int
+    rounds: int
+    games_played: int
+    provisional: bool
+    basis: str
+    max_basis: str
+    codes: list[str]
+    standings: list[RowJSON]
+
+
+def standings_payload(s: Standings) -> StandingsPayload:
+    """The standings JSON of DESIGN §4 (also the HTTP standings page)."""
+    return {
+        "tournament": s.tournament,
+        "name": s.name,
+        "seq": s.seq,
+        "rounds": s.rounds,
+        "games_played": sum(row.games for row in s.rows) // 2,
+        "provisional": s.provisional,
+        "basis": s.basis,
+        "max_basis": s.max_basis,
+        "codes": list(s.codes),
+        "standings": [row_json(s.codes, row) for row in s.rows],
+    }
+
+
+def update_message(u: Update) -> bytes:
+    """The ``update`` message of one accepted event, encoded once."""
+    body: dict[str, Any] = {
+        "type": "update",
+        **standings_payload(u.standings),
+        "event": msgspec.json.decode(encode_event(u.event)),
+        "changed": list(u.changed),
+        "reached": list(u.reached),
+        "fell": list(u.fell),
+        "qualification": [
+            {"player": q.player, "entered": list(q.entered), "left": list(q.left)} for q in u.qualification
+        ],
+        "summary": u.summary,
+    }
+    return _encoder.encode(body)
+
+
+def snapshot_message(payload: StandingsPayload) -> bytes:
+    return _encoder.encode({"type": "snapshot", **payload})
+
+
+def ack_message(event_id: str, tournament: str, seq: int, ref: str | None = None) -> bytes:
+    return _encoder.encode({"type": "ack", "id": event_id, "tournament": tournament, "seq": seq, "ref": ref})
+
+
+def rejected_message(event_id: str | None, code: str, reason: str, ref: str | None = None) -> bytes:
+    return _encoder.encode({"type": "rejected", "id": event_id, "code": code, "reason": reason, "ref": ref})
+
+
+def error_message(code: str, reason: str) -> bytes:
+    return _encoder.encode({"type": "error", "code": code, "reason": reason})
+
+
+def encode(obj: object) -> bytes:
+    """JSON bytes of a plain value (decimals as numbers)."""
+    return _encoder.encode(obj)
+
+
+UpdateKind = Literal["snapshot", "update"]

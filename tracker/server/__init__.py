@@ -1,0 +1,1 @@
+"""The shell around the core: journal, processor, fan-out hub and HTTP/websocket gateway."""

@@ -1,0 +1,116 @@
+"""The embedded processor: core ``apply`` + journal + hub, in one process.
+
+Recipe per submitted event: apply it to the tournament's state (rejecting it
+with the core's reason if invalid), append it to the journal, and once the
+journal has committed it publish the update and acknowledge.  Nothing is
+published or acknowledged before it is durable.
+
+If a commit fails, the tournaments whose events were in the failed batch
+are rebuilt from the journal at once (before any other event is applied),
+so the in-memory state never holds an event the journal does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from tracker.core.apply import apply, fold
+from tracker.core.crosstable import Tournament
+from tracker.core.errors import EventRejected
+from tracker.core.events import Event, decode_event, encode_event
+from tracker.core.standings import Standings, standings
+from tracker.protocol import StandingsPayload, standings_payload, update_message
+from tracker.server.hub import Hub
+from tracker.server.journal import Journal, JournalError
+from tracker.server.metrics import Metrics
+
+
+class Backend(Protocol):
+    """Where a gateway sends submitted events: the embedded processor or Kafka."""
+
+    async def submit(self, event: Event) -> int:
+        """Make ``event`` durable; return its seq.  Raises EventRejected."""
+        ...
+
+    def trf(self, tournament: str) -> str | None:
+        """The tournament's TRF26, when this backend holds its state."""
+        ...
+
+    def state(self, tournament: str) -> Tournament | None:
+        """The live state, when this backend holds it (for projections)."""
+        ...
+
+
+class EmbeddedProcessor:
+    """Owns every tournament's state in this process."""
+
+    def __init__(self, journal: Journal, hub: Hub, metrics: Metrics) -> None:
+        self.journal = journal
+        self.hub = hub
+        self.metrics = metrics
+        self.states: dict[str, Tournament] = {}
+        self.last: dict[str, Standings] = {}
+        self.listeners: list[Callable[[str], None]] = []
+        journal.on_failure = self._rebuild
+        metrics.gauges["tracker_journal_lag"] = lambda: journal.lag
+
+    def replay(self, bodies: Iterable[bytes], progress: Callable[[int], None] | None = None) -> int:
+        """Fold journalled events into the state (no updates); return how many."""
+        count = 0
+        states = self.states
+        for body in bodies:
+            event = decode_event(body)
+            state, _ = fold(states.get(event.tournament), event)
+            states[event.tournament] = state
+            count += 1
+            if progress is not None and count % 10_000 == 0:
+                progress(count)
+        for tid, state in states.items():
+            self.last[tid] = s = standings(state)
+            self.hub.install(standings_payload(s))
+        return count
+
+    async def submit(self, event: Event) -> int:
+        tid = event.tournament
+        state, update = apply(self.states.get(tid), event, self.last.get(tid))
+        if update is None:
+            return state.seq  # already applied: idempotent
+        self.states[tid] = state
+        self.last[tid] = update.standings
+        payload = standings_payload(update.standings)
+        message = update_message(update)
+        try:
+            await self.journal.append(tid, event.id, encode_event(event))
+        except JournalError as exc:
+            raise EventRejected(str(exc), code="not-durable") from None
+        self.hub.publish(payload, message)
+        for listener in self.listeners:
+            listener(tid)
+        return update.seq
+
+    def _rebuild(self, tournaments: set[str]) -> None:
+        """Reset tournaments to exactly what the journal holds."""
+        for tid in tournaments:
+            state: Tournament | None = None
+            for body in self.journal.read_tournament(tid):
+                state, _ = fold(state, decode_event(body))
+            if state is None:
+                self.states.pop(tid, None)
+                self.last.pop(tid, None)
+            else:
+                self.states[tid] = state
+                self.last[tid] = standings(state)
+
+    def payload(self, tournament: str) -> StandingsPayload | None:
+        s = self.last.get(tournament)
+        return None if s is None else standings_payload(s)
+
+    def trf(self, tournament: str) -> str | None:
+        from tracker.formats.trf import export_trf
+
+        state = self.states.get(tournament)
+        return None if state is None else export_trf(state)
+
+    def state(self, tournament: str) -> Tournament | None:
+        return self.states.get(tournament)
