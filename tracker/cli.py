@@ -219,6 +219,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_follow(args: argparse.Namespace) -> int:
+    from tracker.follow import run_follow
+
+    token = args.token or os.environ.get("TRACKER_TOKEN", "")
+    return run_follow(
+        args.source,
+        args.tournament,
+        url=args.url,
+        token=token,
+        broker=args.broker,
+        interval=args.interval,
+        once=args.once,
+    )
+
+
 # -- distributed --------------------------------------------------------------------
 
 
@@ -277,6 +292,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--rate", type=float, metavar="EVENTS_PER_S")
     p.set_defaults(run=cmd_replay)
+
+    p = sub.add_parser("follow", help="watch a live PGN source or a TRF file and submit what changes")
+    p.add_argument("source", help="http(s) URL of a PGN, or a local .pgn/.trf file")
+    p.add_argument("--tournament", metavar="ID", required=True)
+    p.add_argument("--url", help="ws://HOST:PORT/ws of a tracker or gateway")
+    p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN)")
+    p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
+    p.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds between polls")
+    p.add_argument("--once", action="store_true", help="read the source once, submit what changed, exit")
+    p.set_defaults(run=cmd_follow)
 
     p = sub.add_parser("worker", help="run a Faust worker (distributed deployment)")
     p.add_argument("--broker", required=True, help="kafka://HOST:PORT")

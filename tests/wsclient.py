@@ -1,0 +1,51 @@
+"""Small helpers for websocket tests: send JSON, wait for the message you expect."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection
+
+from tracker.core.events import Event, encode_event
+
+Message = dict[str, Any]
+
+
+async def send(ws: ClientConnection, obj: object) -> None:
+    await ws.send(json.dumps(obj))
+
+
+async def submit(ws: ClientConnection, token: str, event: Event, ref: str | None = None) -> None:
+    body = json.loads(encode_event(event))
+    await send(ws, {"type": "submit", "token": token, "event": body, **({"ref": ref} if ref else {})})
+
+
+async def recv(ws: ClientConnection, timeout: float = 10) -> Message:
+    async with asyncio.timeout(timeout):
+        data = await ws.recv()
+    message: Message = json.loads(data)
+    return message
+
+
+async def recv_until(
+    ws: ClientConnection, match: Callable[[Message], bool], timeout: float = 10
+) -> tuple[Message, list[Message]]:
+    """Read until a message matches; return it and everything read before it."""
+    seen: list[Message] = []
+    async with asyncio.timeout(timeout):
+        while True:
+            message = json.loads(await ws.recv())
+            if match(message):
+                return message, seen
+            seen.append(message)
+
+
+async def reply_to(ws: ClientConnection, event_id: str, timeout: float = 10) -> Message:
+    """The ack or rejected for ``event_id`` (other messages are skipped)."""
+    message, _ = await recv_until(
+        ws, lambda m: m.get("type") in ("ack", "rejected") and m.get("id") == event_id, timeout
+    )
+    return message
