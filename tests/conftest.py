@@ -7,12 +7,16 @@ its own process, talking websockets and HTTP on 127.0.0.1.
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -81,22 +85,25 @@ def start_tracker(data_dir: Path, *extra: str, env: dict[str, str] | None = None
     )
     assert proc.stdout is not None
     output: list[str] = []
-    import selectors
-    import time
+    lines: queue.Queue[str | None] = queue.Queue()
 
+    def pump(stream: IO[str]) -> None:  # keeps reading so the server never blocks on a full pipe
+        for line in stream:
+            output.append(line)
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, args=(proc.stdout,), daemon=True).start()
     deadline = time.monotonic() + 30
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    while time.monotonic() < deadline:
-        if not sel.select(timeout=max(0.0, deadline - time.monotonic())):
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
             break
-        line = proc.stdout.readline()
-        if not line:
+        if line is None:
             break
-        output.append(line)
         if "listening on http://" in line:
             port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-            sel.close()
             return RunningTracker(proc, port, data_dir, output=output)
     proc.kill()
     raise RuntimeError("tracker up did not start:\n" + "".join(output))

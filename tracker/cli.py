@@ -145,7 +145,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
         data_dir=data_dir,
         durable=not args.no_durability,
         allowed_origins=origins,
-        limits=Limits(max_frame=args.max_frame, max_connections=args.max_connections),
+        limits=Limits(max_frame=args.max_frame, max_connections=args.max_connections, max_buffer=args.max_buffer),
     )
 
 
@@ -260,6 +260,9 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     p.add_argument("--allow-origin", action="append", help="browser origin allowed to open websockets (repeatable)")
     p.add_argument("--max-frame", type=int, default=Limits().max_frame, help="largest websocket message in bytes")
     p.add_argument("--max-connections", type=int, default=Limits().max_connections)
+    p.add_argument(
+        "--max-buffer", type=int, default=Limits().max_buffer, help="unsent bytes per subscriber before it is dropped"
+    )
     p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)
 
 

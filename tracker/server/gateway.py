@@ -23,8 +23,8 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.typing import Origin
 from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 from tracker import __version__
 from tracker.config import ServerConfig
@@ -114,11 +114,7 @@ class Gateway:
                 await conn.send(error_message("unauthorized", "wrong arbiter token").decode())
                 return
             client.arbiter_of.add(tid)
-        try:
-            first = self.hub.subscribe(conn, tid, message.since)
-        except KeyError:
-            await conn.send(error_message("unknown-tournament", f"no tournament {tid!r} is tracked here").decode())
-            return
+        first = self.hub.subscribe(conn, tid, message.since)
         client.subscriptions.add(tid)
         for data in first:
             await conn.send(data.decode())
@@ -222,7 +218,7 @@ class Gateway:
         if parts[:1] == ["api"]:
             return self._api(parts[1:])
         if path == "/healthz":
-            return _json({"status": "ok", "version": __version__, "tournaments": len(self.hub.channels)})
+            return _json({"status": "ok", "version": __version__, "tournaments": len(self.hub.open_channels())})
         if path == "/metrics":
             return _text(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
         if parts[:1] == ["static"] and len(parts) == 2:
@@ -237,21 +233,21 @@ class Gateway:
             rows = [
                 {
                     "id": tid,
-                    "name": ch.payload["name"],
-                    "rounds": ch.payload["rounds"],
-                    "games_played": ch.payload["games_played"],
-                    "seq": ch.seq,
+                    "name": payload["name"],
+                    "rounds": payload["rounds"],
+                    "games_played": payload["games_played"],
+                    "seq": payload["seq"],
                 }
-                for tid, ch in sorted(self.hub.channels.items())
+                for tid, payload in sorted(self.hub.open_channels().items())
             ]
             return _json({"tournaments": rows})
         if len(parts) == 3 and parts[0] == "tournaments":
             tid, what = parts[1], parts[2]
-            channel = self.hub.channels.get(tid)
-            if channel is None:
+            payload = self.hub.open_channels().get(tid)
+            if payload is None:
                 return _json({"error": f"no tournament {tid!r}"}, HTTPStatus.NOT_FOUND)
             if what == "standings":
-                return _json(channel.payload)
+                return _json(payload)
             if what == "trf":
                 trf = self.backend.trf(tid)
                 if trf is not None:

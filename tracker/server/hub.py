@@ -27,21 +27,43 @@ SLOW_CLIENT_REASON = "too slow: unsent data over the limit; resubscribe with sin
 
 @dataclass(slots=True)
 class Channel:
-    """One tournament's live state as the gateway sees it."""
+    """One tournament's live state as the gateway sees it.
 
-    payload: StandingsPayload
+    ``payload`` is ``None`` while the tournament is not open yet: early
+    subscribers (an overlay set up before the event) get an empty snapshot
+    with seq 0 and then every update from seq 1 on.
+    """
+
+    tournament: str
+    payload: StandingsPayload | None
     history: deque[tuple[int, bytes]]
     subscribers: set[ServerConnection] = field(default_factory=set)
     _snapshot: bytes | None = None
 
     @property
     def seq(self) -> int:
-        return self.payload["seq"]
+        return 0 if self.payload is None else self.payload["seq"]
 
     def snapshot(self) -> bytes:
         if self._snapshot is None:
-            self._snapshot = snapshot_message(self.payload)
+            self._snapshot = snapshot_message(self.payload or empty_payload(self.tournament))
         return self._snapshot
+
+
+def empty_payload(tournament: str) -> StandingsPayload:
+    """The standings of a tournament that is not open yet."""
+    return {
+        "tournament": tournament,
+        "name": "",
+        "seq": 0,
+        "rounds": 0,
+        "games_played": 0,
+        "provisional": True,
+        "basis": "",
+        "max_basis": "",
+        "codes": [],
+        "standings": [],
+    }
 
 
 class Hub:
@@ -54,7 +76,7 @@ class Hub:
         self.channels: dict[str, Channel] = {}
         self._closing: set[asyncio.Task[None]] = set()
         metrics.gauges["tracker_subscribers"] = lambda: sum(len(c.subscribers) for c in self.channels.values())
-        metrics.gauges["tracker_tournaments"] = lambda: len(self.channels)
+        metrics.gauges["tracker_tournaments"] = lambda: len(self.open_channels())
 
     def publish(self, payload: StandingsPayload, message: bytes) -> None:
         """Record an update (``message``, already encoded) and send it to every subscriber.
@@ -65,7 +87,7 @@ class Hub:
         tournament = payload["tournament"]
         channel = self.channels.get(tournament)
         if channel is None:
-            channel = self.channels[tournament] = Channel(payload, deque(maxlen=self.history))
+            channel = self.channels[tournament] = Channel(tournament, payload, deque(maxlen=self.history))
         elif payload["seq"] <= channel.seq:
             return
         channel.payload = payload
@@ -80,7 +102,7 @@ class Hub:
         """Set a channel's standings without an update (after a journal replay)."""
         channel = self.channels.get(payload["tournament"])
         if channel is None:
-            self.channels[payload["tournament"]] = Channel(payload, deque(maxlen=self.history))
+            self.channels[payload["tournament"]] = Channel(payload["tournament"], payload, deque(maxlen=self.history))
         else:
             channel.payload = payload
             channel._snapshot = None
@@ -89,9 +111,11 @@ class Hub:
         """Add ``conn`` to a tournament; return what it must be sent first.
 
         That is the updates after ``since`` when all of them are still kept,
-        otherwise one snapshot.  Raises ``KeyError`` for an unknown tournament.
+        otherwise one snapshot (empty, seq 0, for a tournament not open yet).
         """
-        channel = self.channels[tournament]
+        channel = self.channels.get(tournament)
+        if channel is None:
+            channel = self.channels[tournament] = Channel(tournament, None, deque(maxlen=self.history))
         channel.subscribers.add(conn)
         if since is not None and since <= channel.seq:
             if since == channel.seq:
@@ -101,14 +125,20 @@ class Hub:
         return [channel.snapshot()]
 
     def unsubscribe(self, conn: ServerConnection, tournament: str | None = None) -> None:
-        channels = self.channels.values() if tournament is None else [self.channels.get(tournament)]
+        channels = list(self.channels.values()) if tournament is None else [self.channels.get(tournament)]
         for channel in channels:
             if channel is not None:
                 channel.subscribers.discard(conn)
+                if channel.payload is None and not channel.subscribers:
+                    del self.channels[channel.tournament]  # nobody waits for it any more
+
+    def open_channels(self) -> dict[str, StandingsPayload]:
+        """The tournaments that are open, with their latest standings."""
+        return {tid: ch.payload for tid, ch in self.channels.items() if ch.payload is not None}
 
     def _send(self, channel: Channel, message: bytes) -> None:
         ready = []
-        for conn in channel.subscribers:
+        for conn in list(channel.subscribers):  # _drop removes from the set
             transport = conn.transport
             if transport is None or transport.is_closing():
                 continue
