@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-from builders import CLASSIC, FOOTBALL, berger, bye, correct, game, opened, schedule_of, void, withdraw
+from tests.builders import CLASSIC, FOOTBALL, berger, bye, correct, game, opened, schedule_of, void, withdraw
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 

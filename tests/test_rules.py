@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import msgspec
 import pytest
-from builders import (
+from tests.builders import (
     FOOTBALL,
     berger,
     bye,

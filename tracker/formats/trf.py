@@ -397,6 +397,27 @@ def _block(chunk: str, round_: int, number: int, path: str) -> _Block | None:
     return _Block(opponent, "-" if colour == " " else colour, code)
 
 
+def _schedule_of(lines: list[_PlayerLine], rounds: int, n: int) -> tuple[tuple[tuple[int, int], ...], ...] | None:
+    """The pairings of every round, when the file pairs every round in full.
+
+    A file written during the event lists future rounds' pairings with blank
+    results; a finished one lists all of them.  Either way the schedule is
+    known and results outside it can be refused.  ``None`` when any round
+    is not fully paired with colours (then the schedule is unknown).
+    """
+    schedule = []
+    for r in range(1, rounds + 1):
+        pairs = []
+        for pl in lines:
+            block = pl.blocks[r - 1] if r <= len(pl.blocks) else None
+            if block is not None and block.opponent > 0 and block.colour == "w":
+                pairs.append((pl.player.start_no, block.opponent))
+        if len(pairs) != n // 2:
+            return None
+        schedule.append(tuple(sorted(pairs)))
+    return tuple(schedule)
+
+
 def _number(text: str, path: str, number: int, what: str) -> int:
     if not _DIGITS.fullmatch(text) or len(text) > 6:
         raise FormatError(path, number, f"{what} {text!r} is not a number")
@@ -419,7 +440,17 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
         raise FormatError(path, lines[_MAX_PLAYERS].line, f"more than {_MAX_PLAYERS} players")
 
     tid = tournament_id_for(path, header.name, tournament_id)
-    played = max((r for pl in lines for r, b in enumerate(pl.blocks, start=1) if b is not None), default=0)
+    # rounds with any result; later rounds may only list pairings (blank results)
+    played = max(
+        (
+            r
+            for pl in lines
+            for r, b in enumerate(pl.blocks, start=1)
+            if b is not None and (b.code != " " or b.opponent == 0)
+        ),
+        default=0,
+    )
+    paired = max((len(pl.blocks) for pl in lines), default=0)
     events: list[Event] = []
     where: dict[str, int] = {}
     for r in range(1, played + 1):
@@ -435,7 +466,7 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
             events.append(bye)
             where[bye.id] = by_no[bye.player].line
 
-    known = max(header.rounds, played)
+    known = max(header.rounds, played, paired)
     fmt: Format = header.format_hint or ("double" if known >= 2 * (n - 1) else "single")
     cycles = 2 if fmt == "double" else 1
     rounds = max(known, (n - 1 if n % 2 == 0 else n) * cycles)
@@ -448,7 +479,7 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
         rounds=rounds,
         scoring=_scoring_of(header, path),
         tiebreaks=_tiebreaks_of(header, path),
-        schedule=None,
+        schedule=_schedule_of(lines, rounds, n),
         records=tuple(header.records),
     )
     tf, state = checked_file(path, opened, events, where)
@@ -592,9 +623,11 @@ def export_trf(t: Tournament) -> str:
     ``22.0``; more only for scoring with quarters), right-aligned in columns
     81–84.
 
-    Round blocks go up to the last round anyone has a result in.  A player
-    with nothing yet in such a round gets the pairing with a blank result
-    when the tournament has a schedule, and a blank block otherwise — which
+    Round blocks go up to the last round anyone has a result in, or to the
+    last scheduled round when the tournament has a schedule (future rounds
+    then list their pairings with blank results).  A player with nothing yet
+    in a round gets the pairing with a blank result when the tournament has
+    a schedule, and a blank block otherwise — which
     TRF (and :func:`parse_trf`) reads as a zero bye: without the pairing,
     TRF cannot say "paired, not finished".  Withdrawals, the Koya basis and
     the schedule itself have no TRF record and are not written.  Raises
@@ -615,6 +648,7 @@ def export_trf(t: Tournament) -> str:
         lines.append("192 BERGER_DOUBLEROUNDROBIN" if opened.format == "double" else "192 BERGER_ROUNDROBIN")
     lines += opened.records
     last = max((r for entries in t.entries for r in entries), default=0)
+    last = max(last, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
     for i, player in enumerate(opened.players):
         points = _points_text(t.units.points(t.score[i]))
         if len(points) > 4 and t.score[i] % t.units.denominator == 0:
