@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-from tests.builders import CLASSIC, FOOTBALL, berger, bye, correct, game, opened, schedule_of, void, withdraw
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.builders import CLASSIC, FOOTBALL, berger, bye, correct, game, opened, schedule_of, void, withdraw
 from tracker.core.apply import apply
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected

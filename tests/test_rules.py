@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import msgspec
 import pytest
+
 from tests.builders import (
     FOOTBALL,
     berger,
@@ -35,7 +36,6 @@ from tests.builders import (
     void,
     withdraw,
 )
-
 from tracker.core.apply import QualificationChange, apply, fold
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer, UnknownTournament
