@@ -186,9 +186,35 @@ async def _run_demo(tf: TournamentFile, config: ServerConfig, port: int, rate: f
         f"  arbiter:    {base}/arbiter/{tid}\n  standings:  {base}/api/tournaments/{tid}/standings",
         flush=True,
     )
-    result = await replay_ws(tf, f"ws://{config.host}:{port}/ws", config.token, rate=rate)
+    watcher = asyncio.create_task(_narrate(f"ws://{config.host}:{port}/ws", tid, 1 + len(tf.events)))
+    try:
+        result = await replay_ws(tf, f"ws://{config.host}:{port}/ws", config.token, rate=rate)
+        async with asyncio.timeout(10):
+            await watcher
+    finally:
+        watcher.cancel()
     print(f"demo: all {result.acked} events acknowledged; final standings at {base}/t/{tid}", flush=True)
     return result
+
+
+async def _narrate(url: str, tournament: str, last_seq: int) -> None:
+    """Print each update of the demo in plain words, with the leaders."""
+    from websockets.asyncio.client import connect
+
+    async with connect(url, max_size=2**24) as ws:
+        await ws.send(json.dumps({"type": "subscribe", "tournament": tournament}))
+        async for raw in ws:
+            msg = json.loads(raw)
+            if msg.get("type") != "update":
+                continue
+            rows = msg["standings"]
+            top = ", ".join(
+                f"{r['rank']}. {r['name'].split(',')[0]} {r['points']:g} (KS {r['tiebreaks']['KS']:g})"
+                for r in rows[:3]
+            )
+            print(f"  #{msg['seq']:>3} {msg['summary']}\n        leaders: {top}", flush=True)
+            if msg["seq"] >= last_seq:
+                return
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
