@@ -274,9 +274,9 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
         k = after.codes.index("KS")
         old = {row.start_no: row.tiebreaks[k] for row in before.rows}
         for row in after.rows:
-            delta = row.tiebreaks[k] - old.get(row.start_no, Fraction(0))
-            if delta:
-                parts.append(f"{short(row.start_no)}'s KS {_signed(delta)}")
+            previous = old.get(row.start_no, 0)
+            if row.tiebreaks[k] != previous:
+                parts.append(f"{short(row.start_no)}'s KS {_signed(row.tiebreaks[k] - previous)}")
     return head + (": " + ", ".join(parts) if parts else "")
 
 

@@ -140,6 +140,7 @@ class Tournament:
         "start_nos",
         "tiebreaks",
         "units",
+        "versus",
         "wins",
         "withdrawn",
     )
@@ -165,6 +166,7 @@ class Tournament:
         self.adjusted = [0] * n  # score as an SB opponent (C.07 §16 / TEC: trailing VUR byes count 0)
         self.games = [0] * n  # games completed, forfeits included
         self.wins = [0] * n
+        self.versus: list[dict[int, list[int]]] = [{} for _ in range(n)]  # opponent -> [units scored, games]
         self.sb = [0] * n  # Σ own units × opponent's adjusted units
         self.withdrawn = [False] * n
         self.meetings: dict[tuple[int, int], list[int]] = {}
@@ -204,6 +206,15 @@ class Tournament:
             return max(self.games) if self.basis == "games" else max(len(e) for e in self.entries)
         needed = self.n - self.n % 2
         return sum(1 for count in self.round_entries.values() if count >= needed)
+
+    def line_games_all(self) -> list[int]:
+        """:meth:`line_games` for every player at once (O(n))."""
+        if self.complete or self.provisional_basis != "percentage":
+            g = self.line_games(0)
+            return [g] * self.n
+        if self.basis == "games":
+            return list(self.games)
+        return [len(e) for e in self.entries]
 
     def _line(self, i: int, limit: int) -> bool:
         return 2 * self.score[i] >= self.units.win * (self.line_games(i) + limit)
@@ -289,6 +300,8 @@ class Tournament:
         for p, e in zip(players, old, strict=True):
             if e is not None:
                 del self.entries[p][round_]
+                if e.is_game:
+                    self._versus(p, e, -1)
                 self.entry_count -= 1
                 self.round_entries[round_] -= 1
                 if e.is_game:
@@ -301,6 +314,8 @@ class Tournament:
         if new is not None:
             for p, e in zip(players, new, strict=True):
                 self.entries[p][round_] = e
+                if e.is_game:
+                    self._versus(p, e, +1)
                 self.entry_count += 1
                 self.round_entries[round_] = self.round_entries.get(round_, 0) + 1
                 if e.is_game:
@@ -341,6 +356,13 @@ class Tournament:
         if new is not None:
             self._contribute(list(new), players, +1)
         return flips
+
+    def _versus(self, p: int, e: Entry, sign: int) -> None:
+        record = self.versus[p].setdefault(e.opponent, [0, 0])
+        record[0] += sign * e.units
+        record[1] += sign
+        if record[1] == 0:
+            del self.versus[p][e.opponent]
 
     def _contribute(self, entries: list[Entry | None], players: tuple[int, ...], sign: int) -> None:
         if len(players) != 2:

@@ -14,15 +14,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypedDict
+from functools import lru_cache
+from typing import NamedTuple, TypedDict
 
 from tracker.core.crosstable import Tournament
 from tracker.core.tiebreaks import TieBreak
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One line of the standings; ``tiebreaks`` is aligned with ``Standings.codes``."""
+class Row(NamedTuple):
+    """One line of the standings; ``tiebreaks`` is aligned with ``Standings.codes``.
+
+    A named tuple rather than a frozen dataclass: a standings table builds n
+    of them per event, and tuples are several times cheaper to construct.
+    """
 
     rank: int
     start_no: int
@@ -93,26 +97,12 @@ def standings(t: Tournament) -> Standings:
     n = t.n
     den = t.units.denominator
     de = [0] * n
-    keys = _sort_values(t)
-    groups: list[list[int]] = [list(range(n))]
-    for pos, tb in enumerate(t.tiebreaks):
-        refined: list[list[int]] = []
-        for group in groups:
-            if len(group) == 1:
-                refined.append(group)
-                continue
-            if tb.kind == "DE":
-                places = direct_encounter(t, group)
-                for i in group:
-                    de[i] = places[i]
-                values = {i: -places[i] for i in group}
-            else:
-                column = keys[pos]
-                values = {i: column[i] for i in group}
-            refined.extend(_split(group, values))
-        groups = refined
+    groups = _rank_groups(t, list(range(n)), 0, _sort_values(t), de)
     shown = display_codes(t)
     complete = t.complete
+    columns = [_display_column(t, tb, de) for tb in shown]
+    lines = t.line_games_all()
+    win = t.units.win
     rows = []
     rank = 1
     for group in groups:
@@ -123,12 +113,12 @@ def standings(t: Tournament) -> Standings:
                     rank=rank,
                     start_no=player.start_no,
                     name=player.name,
-                    points=Fraction(t.score[i], den),
-                    tiebreaks=tuple(_value(t, tb, i, de) for tb in shown),
+                    points=exact(t.score[i], den),
+                    tiebreaks=tuple(column[i] for column in columns),
                     games=t.games[i],
                     withdrawn=t.withdrawn[i],
                     qualified=t.qualified[0][i],
-                    line=Fraction(t.units.win * t.line_games(i), 2 * den),
+                    line=exact(win * lines[i], 2 * den),
                     results=t.results_of(i),
                 )
             )
@@ -144,6 +134,35 @@ def standings(t: Tournament) -> Standings:
         codes=tuple(tb.code for tb in shown),
         rows=tuple(rows),
     )
+
+
+def _rank_groups(
+    t: Tournament, group: list[int], pos: int, keys: list[Sequence[int]], de: list[int]
+) -> list[list[int]]:
+    """``group`` split into ordered groups tied on every criterion from ``pos`` on.
+
+    Runs of criteria other than DE are applied as one sort on a key tuple;
+    DE is evaluated inside each group still tied when its turn comes.
+    """
+    order = t.tiebreaks
+    if len(group) == 1 or pos == len(order):
+        return [group]
+    if order[pos].kind == "DE":
+        places = direct_encounter(t, group)
+        for i in group:
+            de[i] = places[i]
+        parts = list(_split(group, {i: -places[i] for i in group}))
+        end = pos + 1
+    else:
+        end = pos
+        while end < len(order) and order[end].kind != "DE":
+            end += 1
+        columns = keys[pos:end]
+        parts = list(_split(group, {i: tuple(c[i] for c in columns) for i in group}))
+    result: list[list[int]] = []
+    for part in parts:
+        result.extend(_rank_groups(t, part, end, keys, de))
+    return result
 
 
 def _sort_values(t: Tournament) -> list[Sequence[int]]:
@@ -162,8 +181,9 @@ def _sort_values(t: Tournament) -> list[Sequence[int]]:
     return columns
 
 
-def _split(group: list[int], values: dict[int, int]) -> Iterable[list[int]]:
-    ordered = sorted(group, key=lambda i: -values[i])
+def _split(group: list[int], values: dict[int, int] | dict[int, tuple[int, ...]]) -> Iterable[list[int]]:
+    """``group`` ordered by ``values`` (higher first), cut where the value changes."""
+    ordered = sorted(group, key=values.__getitem__, reverse=True)
     current = [ordered[0]]
     for i in ordered[1:]:
         if values[i] == values[current[0]]:
@@ -174,17 +194,28 @@ def _split(group: list[int], values: dict[int, int]) -> Iterable[list[int]]:
     yield current
 
 
-def _value(t: Tournament, tb: TieBreak, i: int, de: list[int]) -> Fraction:
+@lru_cache(maxsize=4096)
+def exact(numerator: int, denominator: int) -> Fraction:
+    """``numerator/denominator`` as a Fraction, shared between rows and updates.
+
+    Standings repeat a few small values over and over; caching them saves
+    most of the cost of building rows, and equal values being the same object
+    makes comparing two standings cheap.
+    """
+    return Fraction(numerator, denominator)
+
+
+def _display_column(t: Tournament, tb: TieBreak, de: list[int]) -> list[Fraction]:
     den = t.units.denominator
     if tb.kind == "PTS":
-        return Fraction(t.score[i], den)
+        return [exact(v, den) for v in t.score]
     if tb.kind == "SB":
-        return Fraction(t.sb[i], den * den)
+        return [exact(v, den * den) for v in t.sb]
     if tb.kind == "WON":
-        return Fraction(t.wins[i])
+        return [exact(v, 1) for v in t.wins]
     if tb.kind == "KS":
-        return Fraction(t.ks[tb.limit][i], den)
-    return Fraction(de[i])
+        return [exact(v, den) for v in t.ks[tb.limit]]
+    return [exact(v, 1) for v in de]
 
 
 def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
@@ -223,11 +254,10 @@ def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int])
 
 def _de_score(t: Tournament, i: int, members: set[int]) -> int:
     """Twice the DE score in units (averages of two meetings stay integral)."""
-    total: dict[int, list[int]] = {}
-    for e in t.entries[i].values():
-        if e.opponent in members:
-            total.setdefault(e.opponent, []).append(e.units)
-    return sum(2 * sum(units) // len(units) for units in total.values())
+    versus = t.versus[i]
+    if len(members) < len(versus):
+        return sum(2 * rec[0] // rec[1] for j in members if (rec := versus.get(j)) is not None)
+    return sum(2 * total // count for j, (total, count) in versus.items() if j in members)
 
 
 def standings_json(s: Standings) -> StandingsJSON:
