@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: demo test check lint typecheck imports bench soak browser clean
+.PHONY: demo test check lint typecheck imports schema bench soak browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test: $(VENV)/.installed browser
 lint: $(VENV)/.installed
 	$(BIN)/ruff format --check tracker tests bench
 	$(BIN)/ruff check tracker tests bench
+	$(PY) -m tracker.schema --check docs/schema
+
+# regenerate the published JSON Schemas (docs/schema) after changing a message or an event
+schema: $(VENV)/.installed
+	$(PY) -m tracker.schema docs/schema
 
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy

@@ -24,13 +24,14 @@ update; every subscriber receives the same bytes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal, TypedDict
+from typing import Annotated, Final, Literal, TypedDict
 
 import msgspec
 
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
-from tracker.core.events import Event, TournamentId, encode_event
+from tracker.core.events import Event, TournamentId
+from tracker.core.projection import Projection, ProjectionJSON, projection_json
 from tracker.core.standings import RowJSON, Standings, row_json
 
 PROTOCOL_VERSION: Final = 1
@@ -99,12 +100,80 @@ def standings_payload(s: Standings) -> StandingsPayload:
     }
 
 
+class QualificationJSON(TypedDict):
+    """Opponents (start numbers) who entered or left ``player``'s qualifying set (50% line, limit 0)."""
+
+    player: int
+    entered: list[int]
+    left: list[int]
+
+
+class SnapshotMessage(StandingsPayload):
+    """The full standings of a tournament and the ``seq`` they are at; sent first after ``subscribe``."""
+
+    type: Literal["snapshot"]
+
+
+class UpdateMessage(StandingsPayload):
+    """One accepted event: the event, what it changed and why, and the full new rows.
+
+    ``changed`` are the start numbers whose rank, points or tie-breaks moved,
+    ``reached``/``fell`` those who crossed the 50% line, ``summary`` one
+    sentence for people.  ``seq`` increases strictly from one update to the next.
+    """
+
+    type: Literal["update"]
+    event: Event
+    changed: list[int]
+    reached: list[int]
+    fell: list[int]
+    qualification: list[QualificationJSON]
+    summary: str
+
+
+class AckMessage(TypedDict):
+    """A submitted event is durable, or was already applied (same id: nothing changed).
+
+    ``seq`` is the tournament's seq after it.
+    """
+
+    type: Literal["ack"]
+    id: str
+    tournament: str
+    seq: int
+    ref: str | None
+
+
+class RejectedMessage(TypedDict):
+    """A submitted event was refused and changed nothing: ``code`` for machines, ``reason`` for people."""
+
+    type: Literal["rejected"]
+    id: str | None
+    code: str
+    reason: str
+    ref: str | None
+
+
+class ErrorMessage(TypedDict):
+    """The client's message itself was bad (malformed JSON, unknown type, unknown tournament, wrong token)."""
+
+    type: Literal["error"]
+    code: str
+    reason: str
+
+
+class ProjectionMessage(ProjectionJSON):
+    """For arbiters (``subscribe`` with a token): what the remaining games can still change."""
+
+    type: Literal["projection"]
+
+
 def update_message(u: Update) -> bytes:
     """The ``update`` message of one accepted event, encoded once."""
-    body: dict[str, Any] = {
+    body: UpdateMessage = {
         "type": "update",
         **standings_payload(u.standings),
-        "event": msgspec.json.decode(encode_event(u.event)),
+        "event": u.event,  # a struct: the encoder writes it as encode_event does
         "changed": list(u.changed),
         "reached": list(u.reached),
         "fell": list(u.fell),
@@ -117,19 +186,29 @@ def update_message(u: Update) -> bytes:
 
 
 def snapshot_message(payload: StandingsPayload) -> bytes:
-    return _encoder.encode({"type": "snapshot", **payload})
+    body: SnapshotMessage = {"type": "snapshot", **payload}
+    return _encoder.encode(body)
 
 
 def ack_message(event_id: str, tournament: str, seq: int, ref: str | None = None) -> bytes:
-    return _encoder.encode({"type": "ack", "id": event_id, "tournament": tournament, "seq": seq, "ref": ref})
+    body: AckMessage = {"type": "ack", "id": event_id, "tournament": tournament, "seq": seq, "ref": ref}
+    return _encoder.encode(body)
 
 
 def rejected_message(event_id: str | None, code: str, reason: str, ref: str | None = None) -> bytes:
-    return _encoder.encode({"type": "rejected", "id": event_id, "code": code, "reason": reason, "ref": ref})
+    body: RejectedMessage = {"type": "rejected", "id": event_id, "code": code, "reason": reason, "ref": ref}
+    return _encoder.encode(body)
 
 
 def error_message(code: str, reason: str) -> bytes:
-    return _encoder.encode({"type": "error", "code": code, "reason": reason})
+    body: ErrorMessage = {"type": "error", "code": code, "reason": reason}
+    return _encoder.encode(body)
+
+
+def projection_message(p: Projection) -> bytes:
+    """The ``projection`` message arbiters receive."""
+    body: ProjectionMessage = {"type": "projection", **projection_json(p)}
+    return _encoder.encode(body)
 
 
 def encode(obj: object) -> bytes:

@@ -34,8 +34,8 @@ from tracker.protocol import (
     Subscribe,
     ack_message,
     decode_client,
-    encode,
     error_message,
+    projection_message,
     rejected_message,
 )
 from tracker.server.hub import Hub
@@ -189,13 +189,12 @@ class Gateway:
         if state is None:
             return
         try:
-            from tracker.core.projection import project, projection_json
+            from tracker.core.projection import project
         except ImportError:  # pragma: no cover - projections not installed
             return
         frozen = copy.deepcopy(state)  # the processor keeps mutating the live state
-        seq = frozen.seq
         result = await asyncio.to_thread(project, frozen)
-        data = encode({"type": "projection", "tournament": tournament, "seq": seq, **projection_json(result)}).decode()
+        data = projection_message(result).decode()
         for conn, client in list(self.clients.items()):
             if tournament in client.arbiter_of:
                 await self._reply(conn, data.encode())
