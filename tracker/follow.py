@@ -81,6 +81,7 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from tracker.core.crosstable import RESULT_OF_CODES
 from tracker.core.errors import FormatError, TrackerError
 from tracker.core.events import (
     ByeKind,
@@ -117,18 +118,6 @@ MAX_BODY: Final = 64 * 1024 * 1024  # bytes of a PGN/TRF source we accept
 HTTP_TIMEOUT: Final = 20.0
 REPLY_TIMEOUT: Final = 30.0
 
-#: (White's code, Black's code) in the standings rows → the game's result (TRF codes, as the core keeps them).
-_ROW_RESULTS: Final[dict[tuple[str, str], Outcome]] = {
-    ("1", "0"): ("1-0", False),
-    ("=", "="): ("1/2-1/2", False),
-    ("0", "1"): ("0-1", False),
-    ("W", "L"): ("1-0", True),
-    ("D", "D"): ("1/2-1/2", True),
-    ("L", "W"): ("0-1", True),
-    ("+", "-"): ("+-", False),
-    ("-", "+"): ("-+", False),
-    ("-", "-"): ("--", False),
-}
 _ROW_BYES: Final[dict[str, ByeKind]] = {"F": "full", "H": "half", "Z": "zero", "U": "pab"}
 
 
@@ -287,7 +276,7 @@ def view_of_rows(rows: Iterable[tuple[int, Sequence[tuple[int, int, str, str]]]]
             byes[(round_, start_no)] = kind
         elif colour == "w":
             other = line.get((opponent, round_))
-            outcome = _ROW_RESULTS.get((code, other[2])) if other is not None else None
+            outcome = RESULT_OF_CODES.get((code, other[2])) if other is not None else None
             if outcome is None:
                 raise FollowError(f"the tracker's rows {start_no} and {opponent} disagree about round {round_}")
             games[(round_, start_no, opponent)] = outcome

@@ -433,14 +433,20 @@ def _code_units(u: Units, code: str) -> int:
     }[code]
 
 
+#: (White's TRF code, Black's TRF code) → (result token, short).
+RESULT_OF_CODES: Final[dict[tuple[str, str], tuple[GameResult, bool]]] = {
+    **{codes: (result, False) for result, codes in _GAME_CODES.items()},
+    **{
+        (_SHORT_CODES[w], _SHORT_CODES[b]): (result, True)
+        for result, (w, b) in _GAME_CODES.items()
+        if w in _SHORT_CODES and b in _SHORT_CODES
+    },
+}
+
+
 def game_result(white: Entry, black: Entry) -> tuple[GameResult, bool]:
     """The result token of a stored game and whether it was short (W/D/L)."""
-    codes = (white.code, black.code)
-    short = white.code in ("W", "D", "L")
-    for result, pair in _GAME_CODES.items():
-        if pair == codes or (short and (_SHORT_CODES.get(pair[0]), _SHORT_CODES.get(pair[1])) == codes):
-            return result, short
-    raise ValueError(f"no game result has codes {codes}")  # unreachable: entries come from game_entries
+    return RESULT_OF_CODES[(white.code, black.code)]
 
 
 # -- validation -------------------------------------------------------------
@@ -555,6 +561,7 @@ def require_tournament(t: Tournament | None, event: Event) -> Tournament:
 
 __all__ = [
     "BYE",
+    "RESULT_OF_CODES",
     "ByeRecorded",
     "Entry",
     "PlayerWithdrawn",

@@ -57,7 +57,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Final
 
-from tracker.core.crosstable import Tournament
+from tracker.core.crosstable import RESULT_OF_CODES, Tournament
 from tracker.core.errors import EventRejected, FormatError
 from tracker.core.events import (
     DEFAULT_TIEBREAKS,
@@ -65,7 +65,6 @@ from tracker.core.events import (
     ByeRecorded,
     Event,
     Format,
-    GameResult,
     Player,
     ResultRecorded,
     Scoring,
@@ -83,18 +82,6 @@ from tracker.formats import (
     tournament_id_for,
 )
 
-#: (White's code, Black's code) → (result, short).
-_GAME_RESULTS: Final[dict[tuple[str, str], tuple[GameResult, bool]]] = {
-    ("1", "0"): ("1-0", False),
-    ("=", "="): ("1/2-1/2", False),
-    ("0", "1"): ("0-1", False),
-    ("W", "L"): ("1-0", True),
-    ("D", "D"): ("1/2-1/2", True),
-    ("L", "W"): ("0-1", True),
-    ("+", "-"): ("+-", False),
-    ("-", "+"): ("-+", False),
-    ("-", "-"): ("--", False),
-}
 #: Code of a block without an opponent → the bye it records.
 _BYE_KINDS: Final[dict[str, ByeKind]] = {
     "H": "half",
@@ -540,7 +527,7 @@ def _round_event(
     codes = (block.code, other.code)
     if codes == (" ", " "):
         return None
-    read = _GAME_RESULTS.get(codes)
+    read = RESULT_OF_CODES.get(codes)
     if read is None:
         raise FormatError(
             path,
