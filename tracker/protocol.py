@@ -81,6 +81,7 @@ class StandingsPayload(TypedDict):
     basis: str
     max_basis: str
     codes: list[str]
+    scoring: dict[str, float]
     standings: list[RowJSON]
 
 
@@ -96,6 +97,7 @@ def standings_payload(s: Standings) -> StandingsPayload:
         "basis": s.basis,
         "max_basis": s.max_basis,
         "codes": list(s.codes),
+        "scoring": {name: float(points) for name, points in s.scoring},
         "standings": [row_json(s.codes, row) for row in s.rows],
     }
 

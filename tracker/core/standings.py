@@ -53,6 +53,8 @@ class Standings:
     max_basis: str
     codes: tuple[str, ...]
     rows: tuple[Row, ...]
+    #: points per outcome (win, draw, loss, forfeit_win, …), exact
+    scoring: tuple[tuple[str, Fraction], ...] = ()
 
     def row(self, start_no: int) -> Row:
         for row in self.rows:
@@ -133,6 +135,7 @@ def standings(t: Tournament) -> Standings:
         max_basis=t.basis,
         codes=tuple(tb.code for tb in shown),
         rows=tuple(rows),
+        scoring=_scoring(t),
     )
 
 
@@ -163,6 +166,14 @@ def _rank_groups(
     for part in parts:
         result.extend(_rank_groups(t, part, end, keys, de))
     return result
+
+
+_SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
+
+
+def _scoring(t: Tournament) -> tuple[tuple[str, Fraction], ...]:
+    u = t.units
+    return tuple((name, exact(getattr(u, name), u.denominator)) for name in _SCORING_FIELDS)
 
 
 def _sort_values(t: Tournament) -> list[Sequence[int]]:

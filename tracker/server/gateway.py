@@ -43,7 +43,18 @@ from tracker.server.metrics import Metrics
 from tracker.server.processor import Backend
 
 PAGES = {"": "index.html", "overlay": "overlay.html", "t": "spectator.html", "arbiter": "arbiter.html"}
-CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'"
+)
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".ico": "image/x-icon",
+}
 
 
 @dataclass(slots=True)
@@ -301,11 +312,16 @@ def _text(status: HTTPStatus, text: str, content_type: str = "text/plain; charse
 
 
 def _static(name: str) -> Response:
-    if "/" in name or name.startswith("."):
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    if "/" in name or name.startswith(".") or suffix not in CONTENT_TYPES:
         return _text(HTTPStatus.NOT_FOUND, "not found\n")
     try:
         data = resources.files("tracker.web").joinpath(name).read_bytes()
     except (FileNotFoundError, ModuleNotFoundError, IsADirectoryError):
         return _text(HTTPStatus.NOT_FOUND, "not found\n")
-    suffix = name[name.rfind(".") :]
-    return _response(HTTPStatus.OK, data, CONTENT_TYPES.get(suffix, "application/octet-stream"))
+    response = _response(HTTPStatus.OK, data, CONTENT_TYPES[suffix])
+    if suffix == ".html":
+        # the pages' own policy again as headers; no frame restriction: OBS shows the overlay in a frame
+        response.headers["Content-Security-Policy"] = PAGE_POLICY
+        response.headers["Referrer-Policy"] = "no-referrer"
+    return response

@@ -62,6 +62,7 @@ def empty_payload(tournament: str) -> StandingsPayload:
         "basis": "",
         "max_basis": "",
         "codes": [],
+        "scoring": {},
         "standings": [],
     }
 

@@ -1,0 +1,341 @@
+// Shared by every page: the websocket feed, DOM building with text only,
+// number formatting and the crosstable helpers.
+//
+// How the feed works: subscribe → snapshot (full standings, seq) → updates
+// with seq + 1 each.  An update whose seq is not the next one is kept aside
+// and the page resubscribes with since = the last seq it has shown; the
+// server answers with what was missed (or a fresh snapshot) and the kept
+// updates are applied in order.  After a dropped connection the page
+// reconnects with exponential backoff and resubscribes the same way, so the
+// table never skips an update.
+
+/** The tournament id of /overlay/{id}, /t/{id} or /arbiter/{id}. */
+export function tournamentFromPath() {
+  const parts = location.pathname.split("/").filter(Boolean);
+  return parts.length >= 2 ? decodeURIComponent(parts[1]) : "";
+}
+
+/**
+ * A DOM element: el("td", {class: "x", title: name}, "text", child, …).
+ * Children are strings (inserted as text nodes), nodes, arrays or null.
+ * Attributes are set with setAttribute; there is no way to pass HTML.
+ */
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(node, child);
+    else if (child instanceof Node) node.appendChild(child);
+    else node.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+/** Replace all children of node (text only, as el()). */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
+const FRACTIONS = { 0.25: "¼", 0.5: "½", 0.75: "¾" };
+
+/** 2.5 → "2½", 0.5 → "½", 23.75 → "23¾", 3 → "3"; other values with two decimals. */
+export function fmt(value) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "";
+  const sign = value < 0 ? "−" : "";
+  const abs = Math.abs(value);
+  const whole = Math.floor(abs);
+  const rest = Math.round((abs - whole) * 100) / 100;
+  if (rest === 0) return sign + String(whole);
+  if (FRACTIONS[rest]) return sign + (whole ? String(whole) : "") + FRACTIONS[rest];
+  return sign + abs.toFixed(2).replace(/0+$/, "");
+}
+
+/** A game's result as people write it. */
+export const RESULT_WORDS = {
+  "1-0": "1–0",
+  "1/2-1/2": "½–½",
+  "0-1": "0–1",
+  "+-": "+/− (White wins by forfeit)",
+  "-+": "−/+ (Black wins by forfeit)",
+  "--": "−/− (double forfeit)",
+};
+
+/** TRF result code → the symbol shown in a crosstable cell. */
+export const CODE_SYMBOLS = {
+  "1": "1", "=": "½", "0": "0", "+": "+", "-": "−",
+  "W": "1", "D": "½", "L": "0",
+  "F": "1", "H": "½", "Z": "0", "U": "1",
+};
+
+export const CODE_WORDS = {
+  "1": "won", "=": "drew", "0": "lost", "+": "won by forfeit", "-": "lost by forfeit",
+  "W": "won (short game)", "D": "drew (short game)", "L": "lost (short game)",
+  "F": "full-point bye", "H": "half-point bye", "Z": "zero-point bye", "U": "pairing-allocated bye",
+};
+
+const BYE_CODES = new Set(["F", "H", "Z", "U"]);
+export const isBye = (entry) => entry[1] === 0 || BYE_CODES.has(entry[3]);
+
+/**
+ * Points per TRF code for this tournament.  Uses payload.scoring when the
+ * server sends it; otherwise finds the win/draw values that make every
+ * row's results add up to its points (1-½-0, 3-1-0, 2-1-0 …).  Returns null
+ * when no scoring explains the rows.
+ */
+export function scoringOf(payload) {
+  const s = payload.scoring;
+  if (s && typeof s.win === "number") {
+    const win = s.win, draw = s.draw ?? win / 2;
+    return {
+      "1": win, "W": win, "=": draw, "D": draw, "0": s.loss ?? 0, "L": s.loss ?? 0,
+      "+": s.forfeit_win ?? win, "-": s.forfeit_loss ?? 0,
+      "F": s.full_bye ?? win, "H": s.half_bye ?? draw, "Z": s.zero_bye ?? 0, "U": s.pab ?? win,
+    };
+  }
+  const rows = payload.standings || [];
+  const table = (win, draw) => ({
+    "1": win, "W": win, "+": win, "F": win, "U": win,
+    "=": draw, "D": draw, "H": draw,
+    "0": 0, "L": 0, "-": 0, "Z": 0,
+  });
+  const fits = (points) =>
+    rows.every((row) => Math.abs(row.results.reduce((sum, r) => sum + (points[r[3]] ?? NaN), 0) - row.points) < 1e-9);
+  const candidates = [[1, 0.5], [3, 1], [2, 1], [1, 0]];
+  for (const row of rows) {  // win = 2 × draw, solved from any row with a decisive or drawn game
+    const units = row.results.reduce((n, r) => n + ({ "1": 2, "W": 2, "+": 2, "F": 2, "U": 2, "=": 1, "D": 1, "H": 1 }[r[3]] || 0), 0);
+    if (units) { candidates.push([(2 * row.points) / units, row.points / units]); break; }
+  }
+  for (const [win, draw] of candidates) {
+    const points = table(win, draw);
+    if (fits(points)) return points;
+  }
+  return null;
+}
+
+/**
+ * The Koya breakdown of one player (C.07 §9.2): every opponent met, whether
+ * they are on or above their line (row.qualified), and the points scored
+ * against them; ``total`` sums the qualifying ones and equals the KS column.
+ */
+export function koyaBreakdown(payload, startNo, points) {
+  const rows = new Map(payload.standings.map((r) => [r.start_no, r]));
+  const row = rows.get(startNo);
+  const opponents = new Map();
+  const byes = [];
+  for (const entry of row.results) {
+    if (isBye(entry)) { byes.push(entry); continue; }
+    const [round, opp, colour, code] = entry;
+    if (!opponents.has(opp)) {
+      const o = rows.get(opp);
+      opponents.set(opp, { row: o, games: [], scored: 0 });
+    }
+    const item = opponents.get(opp);
+    item.games.push({ round, colour, code });
+    item.scored += points ? points[code] ?? 0 : NaN;
+  }
+  const list = [...opponents.values()].sort((a, b) => a.row.rank - b.row.rank || a.row.start_no - b.row.start_no);
+  const total = list.filter((o) => o.row.qualified).reduce((sum, o) => sum + o.scored, 0);
+  return { row, opponents: list, byes, total };
+}
+
+/** Plain words for the basis of the Koya line. */
+export function basisWords(payload) {
+  const words = {
+    percentage: "an opponent counts when their score is at least 50% of the points of the games they have completed",
+    "max-games": "an opponent counts when their score is at least 50% of the points of the most games anyone has completed",
+    rounds: "an opponent counts when their score is at least 50% of the points of the completed rounds",
+    games: "an opponent counts when their final score is at least 50% of the maximum possible score",
+  };
+  if (!payload.provisional && payload.basis === "rounds")
+    return "an opponent counts when their final score is at least 50% of the points of all rounds";
+  return words[payload.basis] || "an opponent counts when their score is at least 50% of the maximum";
+}
+
+export function provisionalWords(payload) {
+  return payload.provisional
+    ? `Provisional: Koya as if the event ended now (${payload.basis || "percentage"} basis); final once the last game is in.`
+    : "Final: every game is in.";
+}
+
+/** Results of one player against one opponent, in round order. */
+export function gamesAgainst(row, opponent) {
+  return row.results.filter((r) => r[1] === opponent && !isBye(r));
+}
+
+/** A surname-first name shortened for narrow places: "Caruana, Fabiano" → "Caruana". */
+export function shortName(name) {
+  const comma = name.indexOf(",");
+  return comma > 0 ? name.slice(0, comma) : name;
+}
+
+/** Status text for people, from the feed's status. */
+export const STATUS_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…" };
+
+/**
+ * The websocket feed of one tournament.
+ *
+ * handlers: onSnapshot(payload), onUpdate(message), onMessage(message) for
+ * everything else (ack, rejected, error, projection), onStatus(status).
+ * The last shown seq and the status are mirrored on <html data-seq
+ * data-status> so that tests and OBS users can see them.
+ */
+export class LiveFeed {
+  constructor(tournament, handlers = {}, options = {}) {
+    this.tournament = tournament;
+    this.handlers = handlers;
+    this.token = options.token || null;
+    this.seq = null;
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.waiting = new Map();  // seq → update that came before the one it follows
+    this.resyncAt = -Infinity;
+    this.gapTimer = null;
+    this.log = [];             // [kind, seq] of what was shown, for tests and debugging
+    this.stopped = false;
+  }
+
+  start() {
+    this._connect();
+    return this;
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+
+  /** Send a message now; false when the connection is not open. */
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  get connected() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  _status(status) {
+    document.documentElement.dataset.status = status;
+    this.handlers.onStatus?.(status);
+  }
+
+  _connect() {
+    if (this.stopped) return;
+    this._status(this.attempt ? "reconnecting" : "connecting");
+    const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
+    let ws;
+    try {
+      ws = new WebSocket(url);
+    } catch {
+      this._retry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this._subscribe();
+      this._status("live");
+    };
+    ws.onmessage = (e) => {
+      let message;
+      try {
+        message = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this._receive(message);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this._retry();
+    };
+  }
+
+  _retry() {
+    if (this.stopped) return;
+    this._status("reconnecting");
+    // 0.5 s, 1 s, 2 s … at most 10 s, with ±25 % jitter so that a thousand
+    // overlays do not all come back in the same millisecond.
+    const delay = Math.min(10000, 500 * 2 ** Math.min(this.attempt, 5)) * (0.75 + Math.random() * 0.5);
+    this.attempt += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this._connect(), delay);
+  }
+
+  _subscribe() {
+    const message = { type: "subscribe", tournament: this.tournament };
+    if (this.seq !== null) message.since = this.seq;
+    if (this.token) message.token = this.token;
+    this.resyncAt = performance.now();
+    this.send(message);
+  }
+
+  _receive(m) {
+    const ours = m.tournament === undefined || m.tournament === this.tournament;
+    if (m.type === "snapshot" && ours) {
+      this.seq = m.seq;
+      this._record("snapshot", m.seq);
+      this.handlers.onSnapshot?.(m);
+      this._drain();
+    } else if (m.type === "update" && ours) {
+      if (this.seq === null || m.seq <= this.seq) return;  // before the snapshot, or already shown
+      if (m.seq === this.seq + 1) {
+        this._apply(m);
+        this._drain();
+      } else {
+        this.waiting.set(m.seq, m);
+        if (this.waiting.size === 1) this._resync();
+      }
+    } else {
+      this.handlers.onMessage?.(m);
+    }
+  }
+
+  /** A gap: ask for what is missing with since, again every 2 s while the gap lasts. */
+  _resync() {
+    if (performance.now() - this.resyncAt < 2000 && this.gapTimer) return;
+    this._subscribe();
+    clearTimeout(this.gapTimer);
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = null;
+      if (this.waiting.size) this._resync();
+    }, 2000);
+  }
+
+  _apply(m) {
+    this.seq = m.seq;
+    this._record("update", m.seq);
+    this.handlers.onUpdate?.(m);
+  }
+
+  _drain() {
+    while (this.waiting.has(this.seq + 1)) {
+      const next = this.waiting.get(this.seq + 1);
+      this.waiting.delete(this.seq + 1);
+      this._apply(next);
+    }
+    for (const seq of this.waiting.keys()) if (seq <= this.seq) this.waiting.delete(seq);
+  }
+
+  _record(kind, seq) {
+    document.documentElement.dataset.seq = String(seq);
+    this.log.push([kind, seq]);
+    if (this.log.length > 5000) this.log.splice(0, 1000);
+  }
+}

@@ -1,0 +1,153 @@
+// Broadcast overlay: a compact, transparent standings table for OBS.
+//
+// URL parameters: top=N (rows shown, default 10), cols=points,KS,SB,games
+// (any tie-break codes of the tournament; write + as %2B or leave it as a
+// space), theme=dark|light, scale=1.2 (font scale), names=short (surnames).
+// Rank changes slide (FLIP: measure, reorder, invert, play); values that
+// changed flash; provisional Koya values carry an asterisk.
+
+import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tournamentFromPath } from "/static/live.js";
+
+const params = new URLSearchParams(location.search);
+const top = Math.max(1, Math.min(500, parseInt(params.get("top") || "10", 10) || 10));
+const theme = params.get("theme") === "light" ? "light" : "dark";
+const scale = Math.max(0.3, Math.min(5, parseFloat(params.get("scale") || "1") || 1));
+const short = params.get("names") === "short";
+const wanted = (params.get("cols") || "points,KS")
+  .split(",")
+  .map((c) => c.trim().replace(/ /g, "+"))  // "KS/L+1" arrives as "KS/L 1" when + is not encoded
+  .filter(Boolean);
+
+document.documentElement.classList.add(`theme-${theme}`);
+document.documentElement.style.fontSize = `${16 * scale}px`;
+
+const tournament = tournamentFromPath();
+const $ = (id) => document.getElementById(id);
+const rowsBox = $("rows");
+const rowEls = new Map();  // start_no → row element
+let current = null;
+
+/** The columns asked for, resolved against the tournament's codes. */
+function columns(payload) {
+  const codes = payload.codes || [];
+  return wanted.map((name) => {
+    const lower = name.toLowerCase();
+    if (lower === "points" || lower === "pts")
+      return { key: "points", label: "Pts", value: (r) => r.points, provisional: false };
+    if (lower === "games" || lower === "g")
+      return { key: "games", label: "G", value: (r) => r.games, provisional: false };
+    const code = codes.find((c) => c.toLowerCase() === lower) || name;
+    return {
+      key: code,
+      label: code,
+      value: (r) => (code in r.tiebreaks ? r.tiebreaks[code] : null),
+      provisional: code.toUpperCase().startsWith("KS"),
+    };
+  });
+}
+
+function render(payload) {
+  const cols = columns(payload);
+  const provisional = payload.provisional && cols.some((c) => c.provisional);
+  const note = provisionalWords(payload);
+  document.documentElement.style.setProperty("--cols", String(cols.length));
+  document.documentElement.dataset.provisional = String(!!payload.provisional);
+
+  fill($("title"), payload.name || "Waiting for the tournament to open…");
+  const n = payload.standings.length;
+  const round = Math.max(0, ...payload.standings.flatMap((r) => r.results.map((x) => x[0])));
+  const total = payload.rounds * Math.floor(n / 2);
+  fill($("progress"), n ? `${round ? `Rd ${round} · ` : ""}${payload.games_played}/${total || "?"}${payload.provisional ? "" : " · final"}` : "");
+
+  fill(
+    $("columns"),
+    el("span", { class: "cell rank", role: "columnheader" }, "#"),
+    el("span", { class: "cell name", role: "columnheader" }, "Player"),
+    cols.map((c) =>
+      el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "columnheader", title: c.provisional && provisional ? note : null },
+        c.label, c.provisional && provisional ? el("span", { class: "prov" }, "*") : null),
+    ),
+  );
+  fill($("foot"), provisional ? el("span", { title: note }, "* provisional Koya — as if the event ended now") : null);
+
+  // FLIP: First positions
+  const first = new Map();
+  for (const [no, node] of rowEls) first.set(no, node.getBoundingClientRect().top);
+  const oldRanks = new Map(current ? current.standings.map((r) => [r.start_no, r.rank]) : []);
+
+  const shown = payload.standings.slice(0, top);
+  const keep = new Set(shown.map((r) => r.start_no));
+  for (const [no, node] of rowEls) {
+    if (!keep.has(no)) {
+      node.remove();
+      rowEls.delete(no);
+    }
+  }
+  shown.forEach((row, index) => {
+    let node = rowEls.get(row.start_no);
+    const fresh = !node;
+    if (fresh) {
+      node = el("div", { class: "row enter", role: "row", dataset: { start: row.start_no } });
+      rowEls.set(row.start_no, node);
+    }
+    const before = [...node.querySelectorAll(".v")].map((v) => v.textContent);
+    const name = short ? shortName(row.name) : row.name;
+    fill(
+      node,
+      el("span", { class: "cell rank", role: "cell" }, String(row.rank)),
+      el("span", { class: "cell name", role: "cell", title: row.name }, el("span", { class: "n" }, name),
+        row.withdrawn ? el("span", { class: "wd", title: "withdrawn" }, " wd") : null),
+      cols.map((c) => {
+        const value = c.value(row);
+        return el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "cell" },
+          el("span", { class: "v" }, value === null ? "–" : fmt(value)),
+          c.provisional && payload.provisional ? el("span", { class: "prov", title: note }, "*") : null);
+      }),
+    );
+    node.classList.toggle("withdrawn", !!row.withdrawn);
+    node.classList.toggle("odd", index % 2 === 1);
+    if (!fresh) {
+      const after = [...node.querySelectorAll(".v")];
+      after.forEach((v, i) => {
+        if (before[i] !== undefined && before[i] !== v.textContent) v.parentElement.classList.add("changed");
+      });
+      const was = oldRanks.get(row.start_no);
+      if (was !== undefined && was !== row.rank) {
+        node.classList.remove("up", "down");
+        void node.offsetWidth;  // restart the animation
+        node.classList.add(row.rank < was ? "up" : "down");
+      }
+    }
+    if (rowsBox.children[index] !== node) rowsBox.insertBefore(node, rowsBox.children[index] || null);
+  });
+
+  // FLIP: Invert and Play
+  for (const [no, node] of rowEls) {
+    const was = first.get(no);
+    if (was === undefined) continue;
+    const dy = was - node.getBoundingClientRect().top;
+    if (Math.abs(dy) < 1) continue;
+    node.style.transition = "none";
+    node.style.transform = `translateY(${dy}px)`;
+    void node.offsetHeight;
+    node.style.transition = "";
+    node.style.transform = "";
+  }
+  current = payload;
+}
+
+rowsBox.addEventListener("animationend", (e) => {
+  e.target.classList.remove("changed", "up", "down", "enter");
+});
+
+function status(s) {
+  const node = $("status");
+  node.className = `status ${s}`;
+  fill(node, s === "live" ? "" : STATUS_WORDS[s]);
+}
+
+window.trackerFeed = new LiveFeed(tournament, {
+  onSnapshot: render,
+  onUpdate: render,
+  onStatus: status,
+}).start();
