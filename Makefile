@@ -26,8 +26,8 @@ test: $(VENV)/.installed browser
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff format --check tracker tests bench
-	$(BIN)/ruff check tracker tests bench
+	$(BIN)/ruff format --check tracker tests $(wildcard bench tools)
+	$(BIN)/ruff check tracker tests $(wildcard bench tools)
 	$(PY) -m tracker.schema --check docs/schema
 
 # regenerate the published JSON Schemas (docs/schema) after changing a message or an event
