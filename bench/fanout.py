@@ -1,0 +1,399 @@
+"""Workload 4: fan-out to many subscribers of one tournament, against a bare websockets broadcast.
+
+For each subscriber count, twice (tracker, then the baseline, or the other
+way round, alternating): start the server, open a 16-player round robin
+(tracker only), start subscriber processes (:mod:`bench.fanout_client`, a
+few hundred to a few thousand connections each, never in this process),
+wait until every connection has its snapshot, then send ``updates``
+results one at a time:
+
+* **tracker** — a ``tracker up`` subprocess (stock CLI, durable journal);
+  the controller submits a result as an arbiter and gets the ``ack``
+  (sent after the update was published to every subscriber);
+* **bare** — :mod:`bench.bare_server`: the controller sends the very same
+  ``update`` message bytes tracker sent for that result (computed by the
+  core from the same events), the server ``broadcast``s them and acks.
+
+Per update, "ack → last" is the time from the controller receiving the ack
+to the last subscriber receiving the update (every process stamps with
+CLOCK_MONOTONIC, one clock for the machine); "send → last" starts at the
+controller sending.  The next update is sent once every subscriber has the
+previous one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import statistics
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+
+from websockets.asyncio.client import connect
+
+from bench.common import IMG, Result, Row, Sizes, fmt_ms, fmt_ratio, median, now_ns, percentile, python, say, timed
+from bench.procs import Proc, kill_all, start, start_tracker
+from bench.scenario import tournament
+from tracker.core.apply import apply
+from tracker.core.events import encode_event
+from tracker.protocol import update_message
+
+TOKEN = "bench-fanout-token"
+TID = "fanout-rr16"
+PLAYERS = 16
+TARGET = 1.5
+PER_PROCESS = 2500
+
+
+@dataclass
+class Sample:
+    seq: int
+    sent: int
+    acked: int
+    first: int
+    last: int
+    median_arrival: int
+    length: int
+    broadcast_s: float | None = None
+
+
+@dataclass
+class Run:
+    system: str
+    subscribers: int
+    samples: list[Sample] = field(default_factory=list)
+    connect_s: float = 0.0
+    server_broadcast_s: float | None = None
+    missing: int = 0
+
+    def spread_ms(self) -> list[float]:
+        """First subscriber receiving → last subscriber receiving: the fan-out itself."""
+        return [(s.last - s.first) / 1e6 for s in self.samples]
+
+    def ack_to_last_ms(self) -> list[float]:
+        return [(s.last - s.acked) / 1e6 for s in self.samples]
+
+    def send_to_last_ms(self) -> list[float]:
+        return [(s.last - s.sent) / 1e6 for s in self.samples]
+
+    def send_to_median_ms(self) -> list[float]:
+        return [(s.median_arrival - s.sent) / 1e6 for s in self.samples]
+
+
+def expected_messages(updates: int) -> tuple[list[object], list[str]]:
+    """The result events and the exact ``update`` text tracker publishes for each."""
+    opened, results = tournament(TID, PLAYERS, seed=9)
+    state, first = apply(None, opened)
+    assert first is not None
+    previous = first.standings
+    events: list[object] = [opened]
+    messages: list[str] = []
+    for event in results[:updates]:
+        state, update = apply(state, event, previous)
+        assert update is not None
+        previous = update.standings
+        events.append(event)
+        messages.append(update_message(update).decode())
+    return events, messages
+
+
+def _processes(count: int, limit: int) -> list[int]:
+    procs = max(1, min(limit, math.ceil(count / PER_PROCESS), count))
+    procs = max(procs, min(limit, math.ceil(count / 1000)))
+    base, extra = divmod(count, procs)
+    return [base + (1 if k < extra else 0) for k in range(procs)]
+
+
+def _wait_lines(clients: list[Proc], prefix: str, timeout: float) -> list[str]:
+    """One line starting with ``prefix`` from each client (other lines are kept in their output)."""
+    got: list[str] = []
+    deadline = time.monotonic() + timeout
+    for client in clients:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no {prefix!r} line from a subscriber process within {timeout:g} s")
+            line = client.readline(timeout=left)
+            if line is None:
+                if client.proc.poll() is not None:
+                    raise RuntimeError("a subscriber process died:\n" + "".join(client.output[-20:]))
+                continue
+            if line.startswith(prefix):
+                got.append(line)
+                break
+    return got
+
+
+async def _control(system: str, url: str, events: list[object], messages: list[str], clients: list[Proc]) -> Run:
+    run = Run(system, 0)
+    async with connect(url, max_size=2**24, open_timeout=30, ping_interval=None) as ws:
+        if system == "bare":
+            await ws.send(json.dumps({"type": "control"}))
+        for k, message in enumerate(messages):
+            event = events[k + 1]
+            if system == "tracker":
+                frame = json.dumps({"type": "submit", "token": TOKEN, "event": json.loads(encode_event(event))})  # type: ignore[arg-type]
+            else:
+                frame = message
+            sent = now_ns()
+            await ws.send(frame)
+            while True:
+                reply = json.loads(await ws.recv())
+                if reply.get("type") == "ack":
+                    break
+                if reply.get("type") in ("rejected", "error"):
+                    raise RuntimeError(f"{system}: {reply}")
+            acked = now_ns()
+            lines = await asyncio.to_thread(_wait_lines, clients, "done ", 120.0)
+            seqs, lengths, arrivals = set(), set(), []
+            for line in lines:
+                _, seq, length, times = line.split(" ", 3)
+                seqs.add(int(seq))
+                lengths.add(int(length))
+                arrivals.extend(json.loads(times))
+            assert len(seqs) == 1, seqs
+            assert lengths == {len(message)}, (lengths, len(message))
+            arrivals.sort()
+            run.samples.append(
+                Sample(
+                    seq=seqs.pop(),
+                    sent=sent,
+                    acked=acked,
+                    first=arrivals[0],
+                    last=arrivals[-1],
+                    median_arrival=arrivals[len(arrivals) // 2],
+                    length=len(message),
+                    broadcast_s=reply.get("broadcast_s"),
+                )
+            )
+            await asyncio.sleep(0.02)
+    return run
+
+
+async def _open(url: str, opened: object) -> None:
+    async with connect(url, max_size=2**24, open_timeout=30) as ws:
+        await ws.send(json.dumps({"type": "submit", "token": TOKEN, "event": json.loads(encode_event(opened))}))  # type: ignore[arg-type]
+        while True:
+            reply = json.loads(await ws.recv())
+            if reply.get("type") == "ack":
+                return
+            if reply.get("type") in ("rejected", "error"):
+                raise RuntimeError(f"cannot open the tournament: {reply}")
+
+
+def _fanout_histogram(port: int) -> float | None:
+    """Mean server-side broadcast time from tracker's /metrics (update published → written to all)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+            text = resp.read().decode()
+    except OSError:
+        return None
+    total = count = None
+    for line in text.splitlines():
+        if line.startswith("tracker_fanout_latency_seconds_sum"):
+            total = float(line.split()[1])
+        elif line.startswith("tracker_fanout_latency_seconds_count"):
+            count = float(line.split()[1])
+    return total / count if total is not None and count else None
+
+
+def one_run(system: str, subscribers: int, sizes: Sizes, events: list[object], messages: list[str]) -> Run:
+    procs: list[Proc] = []
+    with tempfile.TemporaryDirectory(prefix="tracker-bench-fanout-") as data:
+        if system == "tracker":
+            server, port = start_tracker(python(), data, TOKEN, stock=True)
+            url = f"ws://127.0.0.1:{port}/ws"
+            asyncio.run(_open(url, events[0]))
+        else:
+            server = start([python(), "-m", "bench.bare_server"], "bare server")
+            port = int(server.expect(r"listening (\d+)", timeout=30).group(1))
+            url = f"ws://127.0.0.1:{port}/ws"
+        procs.append(server)
+        try:
+            t0 = time.perf_counter()
+            clients = [
+                start(
+                    [python(), "-m", "bench.fanout_client", url, TID, str(count), str(len(messages))],
+                    f"subscribers-{k}",
+                    stdin=True,
+                )
+                for k, count in enumerate(_processes(subscribers, sizes.fanout_processes))
+            ]
+            procs += clients
+            _wait_lines(clients, "ready", 600.0)
+            connected = time.perf_counter() - t0
+            run = asyncio.run(_control(system, url, events, messages, clients))
+            run.subscribers = subscribers
+            run.connect_s = connected
+            if system == "tracker":
+                run.server_broadcast_s = _fanout_histogram(port)
+            else:
+                spent = [s.broadcast_s for s in run.samples if s.broadcast_s is not None]
+                run.server_broadcast_s = statistics.fmean(spent) if spent else None
+            for client in clients:
+                with contextlib.suppress(OSError):
+                    client.send("quit\n")
+            for client in clients:
+                client.stop(timeout=10)
+        finally:
+            for p in procs[1:]:
+                p.stop(timeout=5)
+            server.stop()
+            kill_all(procs)
+    return run
+
+
+def run(sizes: Sizes) -> Result:
+    result = Result("fanout", "4. fan-out to subscribers vs a bare websockets broadcast")
+    with timed(result):
+        events, messages = expected_messages(sizes.fanout_updates)
+        runs: dict[tuple[str, int], Run] = {}
+        for k, n in enumerate(sizes.fanout_subscribers):
+            for system in ("tracker", "bare") if k % 2 == 0 else ("bare", "tracker"):
+                say(f"  fanout: {system}, {n:,} subscribers × {len(messages)} updates")
+                r = one_run(system, n, sizes, events, messages)
+                runs[(system, n)] = r
+                a = r.ack_to_last_ms()
+                say(
+                    f"    connected in {r.connect_s:.1f} s; ack→last p50 {median(a):.1f} ms p99 "
+                    f"{percentile(a, 99):.1f} ms; send→last p50 {median(r.send_to_last_ms()):.1f} ms"
+                )
+        payload = len(messages[0])
+        figures = {}
+        for n in sizes.fanout_subscribers:
+            t, b = runs[("tracker", n)], runs[("bare", n)]
+            fig = {
+                "subscribers": n,
+                "tracker_spread_p50": median(t.spread_ms()),
+                "tracker_spread_p99": percentile(t.spread_ms(), 99),
+                "bare_spread_p50": median(b.spread_ms()),
+                "bare_spread_p99": percentile(b.spread_ms(), 99),
+                "tracker_ack_last_p50": median(t.ack_to_last_ms()),
+                "tracker_ack_last_p99": percentile(t.ack_to_last_ms(), 99),
+                "bare_ack_last_p50": median(b.ack_to_last_ms()),
+                "bare_ack_last_p99": percentile(b.ack_to_last_ms(), 99),
+                "tracker_send_last_p50": median(t.send_to_last_ms()),
+                "tracker_send_last_p99": percentile(t.send_to_last_ms(), 99),
+                "bare_send_last_p50": median(b.send_to_last_ms()),
+                "bare_send_last_p99": percentile(b.send_to_last_ms(), 99),
+                "tracker_send_median_p50": median(t.send_to_median_ms()),
+                "bare_send_median_p50": median(b.send_to_median_ms()),
+                "tracker_broadcast_ms": 1000 * t.server_broadcast_s if t.server_broadcast_s else math.nan,
+                "bare_broadcast_ms": 1000 * b.server_broadcast_s if b.server_broadcast_s else math.nan,
+                "tracker_connect_s": t.connect_s,
+                "bare_connect_s": b.connect_s,
+            }
+            figures[n] = fig
+            ratio = fig["tracker_spread_p99"] / fig["bare_spread_p99"]
+            fig["ratio_p99"] = ratio
+            measured_target = n in (1000, 10_000)
+            result.rows.append(
+                Row(
+                    workload=f"fan-out, {n:,} subscribers",
+                    size=f"{len(messages)} updates of {payload:,} B, 16-player RR",
+                    measured=(
+                        f"publish→last p50 {fmt_ms(fig['tracker_spread_p50'])}, p99 {fmt_ms(fig['tracker_spread_p99'])}"
+                    ),
+                    baseline=(
+                        f"bare broadcast p50 {fmt_ms(fig['bare_spread_p50'])}, p99 {fmt_ms(fig['bare_spread_p99'])}"
+                    ),
+                    ratio=f"p99 {fmt_ratio(ratio)}",
+                    target=f"p99 ≤ {TARGET:g}× bare" if measured_target else "reported",
+                    met=(ratio <= TARGET) if measured_target else None,
+                )
+            )
+        result.raw = {"figures": figures, "payload_bytes": payload}
+        result.plots.append(_plot(figures))
+        lines = [
+            "| subscribers | tracker publish→last p50 / p99 | bare publish→last p50 / p99 | "
+            "tracker ack→last p50 / p99 | bare ack→last p50 / p99 | tracker send→last p50 / p99 | "
+            "bare send→last p50 / p99 | send→median subscriber p50 (tracker / bare) | server broadcast mean "
+            "(tracker / bare) | connect (tracker / bare) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for n, f in figures.items():
+            lines.append(
+                f"| {n:,} | {fmt_ms(f['tracker_spread_p50'])} / {fmt_ms(f['tracker_spread_p99'])} | "
+                f"{fmt_ms(f['bare_spread_p50'])} / {fmt_ms(f['bare_spread_p99'])} | "
+                f"{fmt_ms(f['tracker_ack_last_p50'])} / {fmt_ms(f['tracker_ack_last_p99'])} | "
+                f"{fmt_ms(f['bare_ack_last_p50'])} / {fmt_ms(f['bare_ack_last_p99'])} | "
+                f"{fmt_ms(f['tracker_send_last_p50'])} / {fmt_ms(f['tracker_send_last_p99'])} | "
+                f"{fmt_ms(f['bare_send_last_p50'])} / {fmt_ms(f['bare_send_last_p99'])} | "
+                f"{fmt_ms(f['tracker_send_median_p50'])} / {fmt_ms(f['bare_send_median_p50'])} | "
+                f"{fmt_ms(f['tracker_broadcast_ms'])} / {fmt_ms(f['bare_broadcast_ms'])} | "
+                f"{f['tracker_connect_s']:.0f} s / {f['bare_connect_s']:.0f} s |"
+            )
+        result.notes.append(
+            f"One 16-player round robin; each of the {len(messages)} results is sent once every subscriber has the "
+            f"previous update, so p99 over {len(messages)} updates is close to the worst one. The update message is "
+            f"{payload:,} bytes (full standings rows + what changed); the bare server broadcasts the very same bytes. "
+            "Subscribers run in separate processes (up to "
+            f"{sizes.fanout_processes}, ≤ {PER_PROCESS:,} connections each, websockets asyncio clients offering "
+            "permessage-deflate as browsers do); the servers are separate processes too, so on this 2-core machine "
+            "the servers and the subscriber processes compete for the CPUs; every figure includes that.\n\n"
+            "**Which latency.** tracker acknowledges a submit only *after* `Hub.publish` has written the update "
+            "to every subscriber socket (publish, then ack: DESIGN §1), so 'ack → last subscriber' only sees the "
+            "tail left after the broadcast and is near zero — even negative — at 3,000+ subscribers, for tracker "
+            "and the bare server alike (both ack after `broadcast()` returns); it is in the table below but says "
+            "little. The figure compared is therefore **publish → last**: from the first subscriber receiving the "
+            "update (publishing starts then; all processes stamp arrivals with CLOCK_MONOTONIC) to the last one "
+            "receiving it — the same definition for both servers. 'send → last' adds what happens before the "
+            "publish: tracker's validation, `apply` and the journal's fsync, which the bare server does not do. "
+            "Server broadcast mean: tracker's `tracker_fanout_latency_seconds` histogram vs the bare server's own "
+            "timing of `broadcast()`. Both servers use websockets' defaults, so every subscriber that offers "
+            "permessage-deflate gets its copy compressed separately — most of the broadcast's CPU time.\n\n"
+            + "\n".join(lines)
+        )
+    return result
+
+
+def _plot(figures: dict[int, dict[str, float]]) -> object:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ns = sorted(figures)
+    fig, ax = plt.subplots(figsize=(6.8, 4.4), dpi=110)
+    for system, color, marker, label in (("tracker", "C0", "o", "tracker"), ("bare", "C1", "s", "bare broadcast")):
+        ax.plot(
+            ns,
+            [figures[n][f"{system}_spread_p50"] for n in ns],
+            f"{marker}-",
+            color=color,
+            label=f"{label}, publish→last p50",
+        )
+        ax.plot(
+            ns,
+            [figures[n][f"{system}_spread_p99"] for n in ns],
+            f"{marker}--",
+            color=color,
+            alpha=0.55,
+            label=f"{label}, publish→last p99",
+        )
+        ax.plot(
+            ns,
+            [figures[n][f"{system}_send_last_p50"] for n in ns],
+            f"{marker}:",
+            color=color,
+            alpha=0.35,
+            label=f"{label}, send→last p50",
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ns, [f"{n:,}" for n in ns])
+    ax.set_xlabel("subscribers of one tournament")
+    ax.set_ylabel("ms until the last subscriber has the update")
+    ax.set_title("Fan-out latency vs subscribers (one gateway)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = IMG / "bench-fanout.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
