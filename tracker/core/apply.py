@@ -78,12 +78,15 @@ class Update:
     summary: str
 
 
-def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | None]:
+def fold(state: Tournament | None, event: Event, *, explain: bool = True) -> tuple[Tournament, Change | None]:
     """Apply ``event`` to ``state`` in place; return the state and what changed.
 
     ``state`` is ``None`` before the tournament is opened.  Returns a ``None``
     change for an event id already applied.  Raises :class:`EventRejected`
     (and subclasses) for an invalid event; the state is then unchanged.
+    ``explain=False`` skips working out who entered or left each qualifying
+    set (the change then has no ``qualification``): replaying a journal on
+    start needs the state, not the story.
     """
     if isinstance(event, TournamentOpened):
         if state is not None:
@@ -100,7 +103,7 @@ def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | N
     if isinstance(event, ResultRecorded):
         w, b = check_new_game(t, event)
         players: tuple[int, ...] = (w, b)
-        before = {p: _qualifying(t, p) for p in players}
+        before = {p: _qualifying(t, p) for p in players} if explain else {}
         flips = t.set_entries(event.round, players, game_entries(t, event.round, w, b, event.result, event.short))
     elif isinstance(event, ResultCorrected):
         w, b, entry = existing_game(t, event)
@@ -110,12 +113,12 @@ def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | N
                 f"the result of {event.white}–{event.black} is already {event.result}", code="unchanged"
             )
         players = (w, b)
-        before = {p: _qualifying(t, p) for p in players}
+        before = {p: _qualifying(t, p) for p in players} if explain else {}
         flips = t.set_entries(event.round, players, new)
     elif isinstance(event, ResultVoided):
         w, b, _ = existing_game(t, event)
         players = (w, b)
-        before = {p: _qualifying(t, p) for p in players}
+        before = {p: _qualifying(t, p) for p in players} if explain else {}
         flips = t.set_entries(event.round, players, None)
     elif isinstance(event, ByeRecorded):
         p = t.player(event.player)
@@ -148,7 +151,7 @@ def fold(state: Tournament | None, event: Event) -> tuple[Tournament, Change | N
         players=tuple(t.start_nos[p] for p in players),
         reached=reached,
         fell=fell,
-        qualification=_qualification_changes(t, before, flips),
+        qualification=_qualification_changes(t, before, flips) if explain else (),
     )
 
 

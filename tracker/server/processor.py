@@ -61,7 +61,7 @@ class EmbeddedProcessor:
         states = self.states
         for body in bodies:
             event = decode_event(body)
-            state, _ = fold(states.get(event.tournament), event)
+            state, _ = fold(states.get(event.tournament), event, explain=False)
             states[event.tournament] = state
             count += 1
             if progress is not None and count % 10_000 == 0:
@@ -94,7 +94,7 @@ class EmbeddedProcessor:
         for tid in tournaments:
             state: Tournament | None = None
             for body in self.journal.read_tournament(tid):
-                state, _ = fold(state, decode_event(body))
+                state, _ = fold(state, decode_event(body), explain=False)
             if state is None:
                 self.states.pop(tid, None)
                 self.last.pop(tid, None)
