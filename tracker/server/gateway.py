@@ -105,8 +105,8 @@ class Gateway:
                         client.subscriptions.discard(message.tournament)
                         client.arbiter_of.discard(message.tournament)
                         self.hub.unsubscribe(conn, message.tournament)
-        except ConnectionClosed:
-            pass
+        except* ConnectionClosed:
+            pass  # the client went away (also from inside a submit task): nothing to clean up but below
         finally:
             self.hub.unsubscribe(conn)
             del self.clients[conn]

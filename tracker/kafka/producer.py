@@ -1,0 +1,92 @@
+"""Producing events straight to ``tracker-results`` (``tracker replay --broker``).
+
+Each event is one record keyed by its tournament id, its value the event's
+canonical JSON.  Records of one tournament go to one partition, in the
+order given; a record counts as sent when all in-sync replicas have it
+(``acks=all``).  Re-producing an event (a replay run twice) is harmless: a
+worker applies an event id once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaConnectionError, KafkaError
+
+from tracker.core.events import Event, encode_event
+from tracker.formats import TournamentFile
+from tracker.kafka.topics import RESULTS, BrokerError, bootstrap_servers, ensure_topics
+
+
+@asynccontextmanager
+async def results_producer(broker: str) -> AsyncIterator[Any]:
+    """A started ``AIOKafkaProducer`` with ``acks=all``, stopped on exit.
+
+    Raises :class:`~tracker.kafka.topics.BrokerError` when the broker
+    cannot be reached.
+    """
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap_servers(broker), acks="all", linger_ms=2)
+    try:
+        await producer.start()
+    except KafkaConnectionError as exc:
+        await producer.stop()
+        raise BrokerError(f"cannot reach the Kafka broker at {broker}: {exc}") from None
+    try:
+        yield producer
+    finally:
+        await producer.stop()
+
+
+async def send_event(producer: Any, event: Event) -> asyncio.Future[Any]:
+    """Queue one event on ``tracker-results``; the returned future resolves once the broker has it."""
+    delivered: asyncio.Future[Any] = await producer.send(RESULTS, encode_event(event), key=event.tournament.encode())
+    return delivered
+
+
+async def produce_events(
+    events: Iterable[Event],
+    broker: str,
+    *,
+    rate: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Produce ``events`` in order; return how many the broker acknowledged.
+
+    With ``rate`` (events per second) each event is awaited and followed by
+    a pause; without, they are pipelined and all awaited at the end.
+    Creates the topics if they are missing.  Raises
+    :class:`~tracker.kafka.topics.BrokerError` when the broker cannot be
+    reached or refuses a record.
+    """
+    await ensure_topics(broker)
+    count = 0
+    try:
+        async with results_producer(broker) as producer:
+            pending: list[asyncio.Future[Any]] = []
+            for event in events:
+                delivered = await send_event(producer, event)
+                if rate:
+                    await delivered
+                    count += 1
+                    if progress is not None:
+                        progress(1)
+                    await asyncio.sleep(1.0 / rate)
+                else:
+                    pending.append(delivered)
+            for delivered in pending:
+                await delivered
+                count += 1
+                if progress is not None:
+                    progress(1)
+    except KafkaError as exc:
+        raise BrokerError(f"Kafka broker {broker}: {exc}") from None
+    return count
+
+
+async def replay_kafka(tf: TournamentFile, broker: str, *, rate: float | None = None) -> int:
+    """Produce a tournament file's opening event, then its results in round order; return the count."""
+    return await produce_events([tf.opened, *tf.events], broker, rate=rate)
