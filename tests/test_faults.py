@@ -279,11 +279,6 @@ def test_a_read_only_journal_rejects_submits_with_a_reason_and_nothing_is_acknow
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs: Journal.open turns sqlite3.Error into JournalError so `tracker up` prints one sentence "
-    "(diff in the issue 8 report)",
-)
 def test_a_journal_that_is_not_a_database_stops_the_start_with_a_sentence(
     tracker_factory: Factory, tmp_path: Path
 ) -> None:

@@ -870,11 +870,6 @@ def test_a_flood_of_subscribes_hits_the_subscription_limit_and_leaves_nothing_be
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs: decode_client/decode_event turn msgspec's RecursionError into DecodeError "
-    "(diff in the issue 8 report)",
-)
 @pytest.mark.parametrize(
     "text",
     [
@@ -1171,11 +1166,6 @@ def test_browser_origins_outside_the_allowlist_are_refused_with_403(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs: gateway.serve(origins=[*allowed, None]) so clients without an Origin header "
-    "(tracker replay, scripts) still connect",
-)
 def test_clients_without_an_origin_header_still_connect_when_an_allowlist_is_set(
     tracker_factory: Callable[..., RunningTracker],
 ) -> None:

@@ -116,7 +116,6 @@ def test_the_subscription_limit_answers_too_many_subscriptions(tracker_server: R
     )
 
 
-@pytest.mark.xfail(strict=True, reason="needs: tracker up --max-subscriptions (cli.py diff in the issue 8 report)")
 def test_the_subscription_limit_is_configurable(tracker_factory: Factory) -> None:
     server = tracker_factory("--max-subscriptions", "2")
 
@@ -219,9 +218,6 @@ def test_submits_over_the_rate_get_rate_limited_and_the_bucket_refills(tracker_s
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs: tracker up --submits-per-second/--submit-burst (cli.py diff in the issue 8 report)"
-)
 def test_the_submit_rate_is_configurable(tracker_factory: Factory) -> None:
     server = tracker_factory("--submits-per-second", "1", "--submit-burst", "3")
 

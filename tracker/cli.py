@@ -145,7 +145,14 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
         data_dir=data_dir,
         durable=not args.no_durability,
         allowed_origins=origins,
-        limits=Limits(max_frame=args.max_frame, max_connections=args.max_connections, max_buffer=args.max_buffer),
+        limits=Limits(
+            max_frame=args.max_frame,
+            max_connections=args.max_connections,
+            max_buffer=args.max_buffer,
+            max_subscriptions=args.max_subscriptions,
+            submits_per_second=args.submits_per_second,
+            submit_burst=args.submit_burst,
+        ),
     )
 
 
@@ -289,6 +296,11 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     p.add_argument(
         "--max-buffer", type=int, default=Limits().max_buffer, help="unsent bytes per subscriber before it is dropped"
     )
+    p.add_argument(
+        "--max-subscriptions", type=int, default=Limits().max_subscriptions, help="tournaments per connection"
+    )
+    p.add_argument("--submits-per-second", type=float, default=Limits().submits_per_second, help="per token, sustained")
+    p.add_argument("--submit-burst", type=int, default=Limits().submit_burst, help="per token, burst")
     p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)
 
 

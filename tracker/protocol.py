@@ -69,6 +69,8 @@ def decode_client(data: bytes | str) -> ClientMessage:
         raise DecodeError(f"invalid message: {exc}") from None
     except msgspec.DecodeError as exc:
         raise DecodeError(f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise DecodeError("malformed JSON: nested too deeply") from None
 
 
 class StandingsPayload(TypedDict):

@@ -195,6 +195,8 @@ def decode_event(data: bytes | str) -> Event:
         raise DecodeError(f"invalid event: {exc}") from None
     except msgspec.DecodeError as exc:
         raise DecodeError(f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise DecodeError("malformed JSON: nested too deeply") from None
     return event
 
 

@@ -275,7 +275,8 @@ class Gateway:
             self.config.port,
             process_request=self.process_request,
             max_size=limits.max_frame,
-            origins=[Origin(o) for o in self.config.allowed_origins] if self.config.allowed_origins else None,
+            # browsers always send Origin; scripts and `tracker replay` send none and are let through
+            origins=[*(Origin(o) for o in self.config.allowed_origins), None] if self.config.allowed_origins else None,
             ping_interval=20,
             ping_timeout=20,
             close_timeout=5,

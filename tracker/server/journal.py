@@ -68,12 +68,15 @@ class Journal:
         self.on_failure: Callable[[set[str]], None] | None = None
 
     def open(self) -> None:
-        """Open (creating if needed) the database file."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(f"PRAGMA synchronous={'FULL' if self.durable else 'OFF'}")
-        db.executescript(_SCHEMA)
+        """Open (creating if needed) the database file; raises :class:`JournalError`."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(f"PRAGMA synchronous={'FULL' if self.durable else 'OFF'}")
+            db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
         self._db = db
 
     def read(self) -> Iterator[bytes]:
