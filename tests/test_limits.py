@@ -7,7 +7,7 @@
 | connections in total (``--max-connections``) | 20,000 | HTTP 503 on the upgrade |
 | submits per second per token | 200/s, burst 400 | ``rejected`` ``rate-limited`` |
 | unsent bytes per subscriber (``--max-buffer``) | 1 MiB | close 1008 (tests/test_embedded.py) |
-| unanswered submits per connection | none today | the server's memory grows (xfail below) |
+| unanswered submits per connection | 64 | the server stops reading that connection |
 
 Each test starts its own ``tracker up`` with small limits, so they are cheap to reach.
 """
@@ -230,11 +230,6 @@ def test_the_submit_rate_is_configurable(tracker_factory: Factory) -> None:
     assert asyncio.run(probe()) == ["unknown-tournament"] * 3 + ["rate-limited"] * 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs: a bound on unanswered submits per connection (Limits.max_pending_submits; gateway diff in the "
-    "issue 8 report)",
-)
 @pytest.mark.timeout(120)
 def test_a_client_that_never_reads_its_replies_cannot_grow_the_servers_memory(tracker_factory: Factory) -> None:
     """Without a token, a client pipelines submits and never reads: each becomes a task blocked on its reply.

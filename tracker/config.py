@@ -20,6 +20,7 @@ class Limits:
     submits_per_second: float = 200.0  # per token, sustained
     submit_burst: int = 400  # per token, burst
     max_buffer: int = 1 << 20  # unsent bytes per subscriber before it is dropped (close 1008)
+    max_pending_submits: int = 64  # unanswered submits per connection before the server stops reading it
     history: int = 2000  # updates kept per tournament for resume
 
 

@@ -87,6 +87,9 @@ class Gateway:
 
     async def handler(self, conn: ServerConnection) -> None:
         client = self.clients[conn] = _Client()
+        # a client that submits without reading the replies must not pile up tasks: past the bound the
+        # server stops reading this connection, and TCP pushes back on the client alone
+        pending = asyncio.Semaphore(self.config.limits.max_pending_submits)
         try:
             async with asyncio.TaskGroup() as tasks:
                 async for raw in conn:
@@ -100,7 +103,9 @@ class Gateway:
                         await self._subscribe(conn, client, message)
                     elif isinstance(message, Submit):
                         # started in arrival order: the backend applies in that order
-                        tasks.create_task(self._submit(conn, message))
+                        await pending.acquire()
+                        task = tasks.create_task(self._submit(conn, message))
+                        task.add_done_callback(lambda _: pending.release())
                     else:
                         client.subscriptions.discard(message.tournament)
                         client.arbiter_of.discard(message.tournament)
