@@ -533,7 +533,7 @@ def deep_nesting(draw: st.DrawFn) -> tuple[str, str]:
     nest = Raw(opening * depth + "0" + closing * depth)
     template = draw(st.sampled_from(TEMPLATES))
     where = draw(st.sampled_from(["root", "field", "unknown"]))
-    if where == "root":  # an object at the root has no tag first: that case is the xfail test below
+    if where == "root":  # an object at the root has no tag first: that case has its own test below
         return "deep nesting", "[" * depth + "0" + "]" * depth
     if where == "unknown":
         return "deep nesting", dumps({**template, "zz": nest})
@@ -880,10 +880,10 @@ def test_a_flood_of_subscribes_hits_the_subscription_limit_and_leaves_nothing_be
     ids=["before the tag", "unknown field before the tag", "event tag last"],
 )
 def test_deep_nesting_before_the_type_tag_gets_an_error_not_an_internal_error(arena: Arena, text: str) -> None:
-    """msgspec must skip a value to find the tag; 20,000 levels raise RecursionError, which decode_client lets out.
+    """msgspec must skip a value to find the tag; 20,000 levels raise RecursionError inside the decoder.
 
-    Today the handler dies with it: the client is closed with 1011 (internal error) and the traceback lands
-    in the log, instead of an ``error`` with a reason.
+    Before decode_client turned it into a DecodeError the handler died with it: the client was closed with
+    1011 (internal error) and the traceback landed in the log, instead of an ``error`` with a reason.
     """
     try:
         answer = arena.run(arena.exchange(text))
@@ -1171,21 +1171,24 @@ def test_clients_without_an_origin_header_still_connect_when_an_allowlist_is_set
 ) -> None:
     """Origin is a browser's header: the allowlist stops other sites' pages, not ``tracker replay``.
 
-    Today a server started with ``--allow-origin`` refuses every non-browser client with 403
-    ("missing Origin header"), so the arbiter's own ``tracker replay`` cannot submit.
+    A server started with ``--allow-origin`` used to refuse every non-browser client with 403
+    ("missing Origin header"), so the arbiter's own ``tracker replay`` could not submit.
     """
     server = tracker_factory("--allow-origin", "https://good.example")
     assert origin_handshake(server.port, None) == 101
+    assert origin_handshake(server.port, "https://evil.example") == 403
+    record(
+        "access",
+        "websocket handshake without an Origin header (scripts, tracker replay) when --allow-origin is set",
+        tried=1,
+        unit="handshakes",
+        outcome="accepted; browsers from other origins still get 403",
+    )
 
 
 # -- the arbiter's own numbers: huge scoring values ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs: the core bounds scoring values (|points| < 10000, at most 3 decimals, as TRF reads them) and the "
-    "processor never keeps a half-applied event (diffs in the issue 8 report)",
-)
 @pytest.mark.timeout(90)
 def test_extreme_scoring_values_are_rejected_and_never_leave_an_orphan_tournament(
     tracker_factory: Callable[..., RunningTracker],
@@ -1239,6 +1242,38 @@ def test_extreme_scoring_values_are_rejected_and_never_leave_an_orphan_tournamen
         tried=len(cases),
         unit="events",
         outcome="rejected invalid-tournament; no orphan state",
+    )
+
+
+def test_a_score_too_wide_for_trf_gets_a_sentence_on_the_trf_page_not_a_500(
+    tracker_factory: Callable[..., RunningTracker],
+) -> None:
+    """TRF's points column is four characters: 9999.5 points (a legal scoring value) cannot be written.
+
+    Today ``export_trf`` raises ValueError inside the HTTP handler: the page answers 500 and the traceback
+    lands in the server's log.
+    """
+    server = tracker_factory()
+
+    async def open_and_play() -> None:
+        opening = json.dumps(four_players("wide-cup", "Wide Cup"))
+        opening = opening.replace('"players"', '"scoring":{"win":9999.5},"players"')
+        async with connect(server.ws_url) as ws:
+            await ws.send(f'{{"type":"submit","token":"{TOKEN}","event":{opening}}}')
+            assert (await reply_to(ws, "wide-cup/open"))["type"] == "ack"
+            await send(ws, {"type": "submit", "token": TOKEN, "event": result("wide-cup", "w1", 1, 1, 4, "1-0")})
+            assert (await reply_to(ws, "w1"))["type"] == "ack"
+
+    asyncio.run(open_and_play())
+    status, body = http_get(server.port, "/api/tournaments/wide-cup/trf")
+    assert 400 <= status < 500 and b"points" in body, (status, body[:200])
+    assert "Traceback" not in "".join(server.output)
+    record(
+        "hostile input",
+        "TRF page of a tournament whose score TRF cannot hold",
+        tried=1,
+        unit="requests",
+        outcome=f"HTTP {status} with a sentence",
     )
 
 

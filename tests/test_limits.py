@@ -129,6 +129,13 @@ def test_the_subscription_limit_is_configurable(tracker_factory: Factory) -> Non
             return codes
 
     assert asyncio.run(probe()) == ["snapshot", "snapshot", "too-many-subscriptions"]
+    record(
+        "limits",
+        "subscriptions per connection set on the command line (--max-subscriptions 2)",
+        tried=3,
+        unit="subscribes",
+        outcome="the third got error too-many-subscriptions",
+    )
 
 
 def test_connections_over_the_limit_get_503_and_pages_are_still_served(tracker_factory: Factory) -> None:
@@ -228,14 +235,21 @@ def test_the_submit_rate_is_configurable(tracker_factory: Factory) -> None:
             return [(await reply_to(ws, f"r{k}"))["code"] for k in range(5)]
 
     assert asyncio.run(probe()) == ["unknown-tournament"] * 3 + ["rate-limited"] * 2
+    record(
+        "limits",
+        "submit rate set on the command line (--submits-per-second 1 --submit-burst 3)",
+        tried=5,
+        unit="submits",
+        outcome="3 processed, the next 2 rejected rate-limited",
+    )
 
 
 @pytest.mark.timeout(120)
 def test_a_client_that_never_reads_its_replies_cannot_grow_the_servers_memory(tracker_factory: Factory) -> None:
     """Without a token, a client pipelines submits and never reads: each becomes a task blocked on its reply.
 
-    Today nothing bounds those tasks: in 20 s such a client took the server from 33 MB to 1.7 GB.  With a
-    bound, the server stops reading that connection and the client's own send blocks.
+    Unbounded, those tasks took the server from 33 MB to 1.7 GB in 20 s.  With the bound
+    (``Limits.max_pending_submits``) the server stops reading that connection and the client's own send blocks.
     """
     server = tracker_factory()
     raw = RawWs(server.port)

@@ -45,6 +45,7 @@ in the player's score.  Forfeits and double forfeits are games (§15.2).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Final
 
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer, UnknownTournament
@@ -57,6 +58,7 @@ from tracker.core.events import (
     ResultCorrected,
     ResultRecorded,
     ResultVoided,
+    Scoring,
     TournamentOpened,
 )
 from tracker.core.scoring import Units, units_of
@@ -457,6 +459,31 @@ def rounds_needed(n: int, cycles: int) -> int:
     return (n - 1 if n % 2 == 0 else n) * cycles
 
 
+POINTS_STEP: Final = Decimal("0.001")
+
+
+def check_scoring(scoring: Scoring) -> None:
+    """Refuse scoring values TRF cannot hold: beyond ±9999.999, finer than 0.001, NaN or infinite.
+
+    Checked before any value becomes a Fraction: ``1e999999999`` would take forever to convert, and a
+    value beyond a float's range cannot be sent as a JSON number.  Raises :class:`EventRejected`
+    (``invalid-tournament``).
+    """
+    for name in scoring.__struct_fields__:
+        value: Decimal | None = getattr(scoring, name)
+        if value is None:
+            continue
+        # adjusted() (the exponent of the leading digit) needs no context: 1e999999999 is refused before any arithmetic
+        if not value.is_finite() or value.adjusted() > 3 or value != value.quantize(POINTS_STEP):
+            raise EventRejected(
+                f"scoring {name.replace('_', ' ')} must be a number of points between -9999.999 and 9999.999 "
+                "with at most 3 decimals",
+                code="invalid-tournament",
+            )
+    if scoring.win <= 0:
+        raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
+
+
 def open_tournament(event: TournamentOpened) -> Tournament:
     """A new tournament from its opening event.
 
@@ -467,8 +494,7 @@ def open_tournament(event: TournamentOpened) -> Tournament:
     numbers = [p.start_no for p in event.players]
     if len(set(numbers)) != len(numbers):
         raise EventRejected("two players share a start number", code="invalid-tournament")
-    if event.scoring.win <= 0:
-        raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
+    check_scoring(event.scoring)
     cycles = 2 if event.format == "double" else 1
     n = len(numbers)
     needed = rounds_needed(n, cycles)

@@ -264,7 +264,10 @@ class Gateway:
             if what == "standings":
                 return _json(payload)
             if what == "trf":
-                trf = self.backend.trf(tid)
+                try:
+                    trf = self.backend.trf(tid)
+                except ValueError as exc:  # TRF's fixed columns cannot hold every live score
+                    return _json({"error": f"no TRF export: {exc}"}, HTTPStatus.CONFLICT)
                 if trf is not None:
                     return _text(HTTPStatus.OK, trf, "text/plain; charset=utf-8")
         return _json({"error": "not found"}, HTTPStatus.NOT_FOUND)

@@ -73,13 +73,21 @@ class EmbeddedProcessor:
 
     async def submit(self, event: Event) -> int:
         tid = event.tournament
-        state, update = apply(self.states.get(tid), event, self.last.get(tid))
-        if update is None:
-            return state.seq  # already applied: idempotent
+        try:
+            state, update = apply(self.states.get(tid), event, self.last.get(tid))
+            if update is None:
+                return state.seq  # already applied: idempotent
+            payload = standings_payload(update.standings)
+            message = update_message(update)
+        except EventRejected:
+            raise
+        except Exception as exc:  # a bug or an unbounded input: never keep an event the journal will not have
+            self._rebuild({tid})
+            raise EventRejected(
+                f"the event could not be applied ({type(exc).__name__})", code="internal-error"
+            ) from exc
         self.states[tid] = state
         self.last[tid] = update.standings
-        payload = standings_payload(update.standings)
-        message = update_message(update)
         try:
             await self.journal.append(tid, event.id, encode_event(event))
         except JournalError as exc:
