@@ -18,6 +18,7 @@ import secrets
 import sys
 import tempfile
 from collections.abc import Sequence
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from rich.table import Table
 
 from tracker.config import Limits, ServerConfig
 from tracker.core.errors import TrackerError
-from tracker.core.standings import Standings, standings, standings_json
+from tracker.core.standings import Standings, format_points, standings, standings_json
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
 from tracker.formats import TournamentFile, state_from
 
@@ -99,16 +100,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 
 def _num(value: object) -> str:
-    from fractions import Fraction
-
-    if isinstance(value, Fraction):
-        whole, rest = divmod(value, 1)
-        if rest == 0:
-            return str(int(whole))
-        if rest == Fraction(1, 2):
-            return f"{int(whole)}½" if whole else "½"
-        return f"{float(value):g}"
-    return str(value)
+    return format_points(value) if isinstance(value, Fraction) else str(value)
 
 
 def print_table(s: Standings) -> None:

@@ -172,11 +172,14 @@ class ProjectionMessage(ProjectionJSON):
     type: Literal["projection"]
 
 
-def update_message(u: Update) -> bytes:
-    """The ``update`` message of one accepted event, encoded once."""
+def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:
+    """The ``update`` message of one accepted event, encoded once.
+
+    ``payload`` is ``standings_payload(u.standings)`` when the caller already built it.
+    """
     body: UpdateMessage = {
         "type": "update",
-        **standings_payload(u.standings),
+        **(payload if payload is not None else standings_payload(u.standings)),
         "event": u.event,  # a struct: the encoder writes it as encode_event does
         "changed": list(u.changed),
         "reached": list(u.reached),

@@ -37,7 +37,7 @@ from tracker.core.events import (
     ResultVoided,
     TournamentOpened,
 )
-from tracker.core.standings import Row, Standings, standings
+from tracker.core.standings import Row, Standings, format_points, standings
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,17 +238,8 @@ def _qualification_changes(
 _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
 
 
-def _points(value: Fraction) -> str:
-    whole, rest = divmod(value, 1)
-    if rest == 0:
-        return str(int(whole))
-    if rest == Fraction(1, 2):
-        return f"{int(whole)}½" if whole else "½"
-    return str(float(value))
-
-
 def _signed(value: Fraction) -> str:
-    return ("+" if value > 0 else "−") + _points(abs(value))
+    return ("+" if value > 0 else "−") + format_points(abs(value))
 
 
 def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:

@@ -271,6 +271,16 @@ def _de_score(t: Tournament, i: int, members: set[int]) -> int:
     return sum(2 * total // count for j, (total, count) in versus.items() if j in members)
 
 
+def format_points(value: Fraction) -> str:
+    """Points as people write them: ``3``, ``2½``, ``½``, otherwise a short decimal (``9.25``)."""
+    whole, rest = divmod(value, 1)
+    if rest == 0:
+        return str(int(whole))
+    if rest == Fraction(1, 2):
+        return f"{int(whole)}½" if whole else "½"
+    return f"{float(value):g}"
+
+
 def standings_json(s: Standings) -> StandingsJSON:
     """The JSON shape of DESIGN §4: rows with rank, start_no, name, points, tiebreaks."""
     return {

@@ -78,7 +78,7 @@ class EmbeddedProcessor:
             if update is None:
                 return state.seq  # already applied: idempotent
             payload = standings_payload(update.standings)
-            message = update_message(update)
+            message = update_message(update, payload)  # the rows are built once
         except EventRejected:
             raise
         except Exception as exc:  # a bug or an unbounded input: never keep an event the journal will not have
