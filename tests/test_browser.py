@@ -487,6 +487,8 @@ def test_arbiter_submits_and_corrects_a_result_and_spectators_see_both(
     dash.click("#send")
     wait_seq(spectator, seq + 3)
     assert spectator.locator('#crosstable td[data-row="3"][data-col="1"]').inner_text() == ""
+    # the spectator can see the update before the dashboard has rendered its own ack: wait for it
+    dash.wait_for_function("() => document.querySelectorAll('#accepted li').length >= 3", timeout=10_000)
     assert dash.locator("#accepted li").count() == 3
 
 
