@@ -201,10 +201,6 @@ async def stream(
     assert await producing == len(events)
 
 
-# Known flaky (about 1 run in 8 here, as tests/test_kafka_failover.py): Faust 0.15.3 can drop results records
-# fetched during the rebalance that follows the kill, so a tournament stalls short of its last seq.  Each stalled
-# run is written to the reliability log as a loss; the rerun keeps `make test` usable until the worker is fixed.
-@pytest.mark.flaky(reruns=2)
 def test_a_killed_worker_restarted_recovers_its_table_from_the_changelog(kafka_broker: Broker) -> None:  # noqa: F811
     broker = kafka_broker
     worker = broker.worker()

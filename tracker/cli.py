@@ -263,9 +263,15 @@ def cmd_follow(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from tracker.kafka.worker import run_worker
+    from tracker.kafka.worker import WorkerSettings, run_worker
 
-    return run_worker(args.broker, partitions=args.partitions, data_dir=args.data_dir)
+    settings = WorkerSettings(
+        args.broker,
+        args.partitions,
+        Path(args.data_dir) if args.data_dir else None,
+        loglevel=args.log_level.upper(),
+    )
+    return run_worker(args.broker, settings=settings)
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:
@@ -340,6 +346,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
     p.add_argument("--partitions", type=int, default=8)
     p.add_argument("--data-dir", default=None, help="Faust table data directory")
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default=os.environ.get("TRACKER_LOG_LEVEL", "warning").lower(),
+        help="what the worker logs (default warning, or TRACKER_LOG_LEVEL); info shows rebalances and recovery",
+    )
     p.set_defaults(run=cmd_worker)
 
     p = sub.add_parser("gateway", help="run a websocket gateway fed by the standings topic")

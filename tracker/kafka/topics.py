@@ -14,7 +14,13 @@ topic                       cleanup   value        written by
 ``tracker-dead-letters``    delete    dead letter  workers, one per rejected event
 ``tracker-tournaments-      compact   event log    workers (the Faust table's changelog)
 changelog``
+``tracker-progress-         compact   offset       workers (the Faust table's changelog)
+changelog``
 ==========================  ========  ===========  ====================================
+
+The last two are the workers' state: per tournament its event log, and per
+results partition the offset of the next record to apply (keyed by the
+partition number, not a tournament id).
 
 All topics have the partition count of ``tracker-results``: the Faust table
 must be co-partitioned with the topic its agent consumes.
@@ -34,16 +40,19 @@ from tracker.core.errors import TrackerError
 APP_ID: Final = "tracker"
 """The Faust app id: the workers' consumer group and the changelog's prefix."""
 TABLE: Final = "tournaments"
+PROGRESS_TABLE: Final = "progress"
 RESULTS: Final = "tracker-results"
 STANDINGS: Final = "tracker-standings"
 SNAPSHOTS: Final = "tracker-snapshots"
 DEAD_LETTERS: Final = "tracker-dead-letters"
 CHANGELOG: Final = f"{APP_ID}-{TABLE}-changelog"
 """The table's changelog, named as Faust names it (``{app id}-{table}-changelog``)."""
+PROGRESS_CHANGELOG: Final = f"{APP_ID}-{PROGRESS_TABLE}-changelog"
+"""Where the workers keep, per results partition, the offset of the next record to apply."""
 
 DEFAULT_PARTITIONS: Final = 8
-COMPACTED: Final = frozenset({SNAPSHOTS, CHANGELOG})
-ALL_TOPICS: Final = (RESULTS, STANDINGS, SNAPSHOTS, DEAD_LETTERS, CHANGELOG)
+COMPACTED: Final = frozenset({SNAPSHOTS, CHANGELOG, PROGRESS_CHANGELOG})
+ALL_TOPICS: Final = (RESULTS, STANDINGS, SNAPSHOTS, DEAD_LETTERS, CHANGELOG, PROGRESS_CHANGELOG)
 
 
 class BrokerError(TrackerError):

@@ -26,9 +26,9 @@ changelog before update is what makes a seq mean one event for good.
 Delivery guarantee
 ------------------
 
-At least once, end to end; every result counted exactly once.  Faust
-commits a results offset only after the agent finished the record and
-flushed the producer.  A worker that dies (SIGKILL, OOM, lost node) before
+At least once, end to end; every result counted exactly once.  A results
+offset is committed only after the agent finished the record and the
+producer was flushed.  A worker that dies (SIGKILL, OOM, lost node) before
 that commit has the records since the last commit re-delivered to
 whichever worker gets the partition, after that worker recovered the table
 from the changelog.  Such a record is either not in the recovered log (it
@@ -42,28 +42,36 @@ gateways drop duplicates by seq.  The agent body never raises (a failed
 publish is retried), because Faust acknowledges a record whose processing
 raised.
 
-Faust 0.15.3 can drop records it fetched while a rebalance was under way;
-:class:`_Consumer` seeks back to the committed offsets once records flow
-again, so they are re-delivered.  Records of one partition may then be
-applied out of their order in the partition (each one once; an event that
-depended on one applied later is rejected first and applied when it comes
-again): the final standings are the same, the intermediate ones may differ
-from the embedded tracker's around a takeover.
+**Every record once, in partition order.**  Which records were applied is
+not left to Faust's committed offset: Faust 0.15.3 drops records it fetched
+around a rebalance and can commit past them.  :class:`Progress` keeps, per
+results partition, the offset of the next record to apply, in the table
+``progress`` (changelog ``tracker-progress-changelog``, recovered with the
+tournaments of the same partition).  The agent applies only that record
+and moves on by one; a record beyond it means records were dropped, and the
+partition is sought back to the missing one (a partition that simply stops
+short is found by :meth:`_Consumer._watch`).  A record below it is a
+re-delivery, applied again as above.  The committed offset follows what
+the agent processed, so it can never pass a record that was not.  So the
+standings of every tournament go through the same sequence as the embedded
+tracker's, takeovers included.
 """
 
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 import tempfile
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import faust
 from faust.transport.drivers import aiokafka as faust_kafka
-from faust.types import TP, Message
+from faust.types import TP
 from faust.types.tuples import ack_lock
 
 from tracker.kafka.processing import Outcome, Processor
@@ -71,6 +79,7 @@ from tracker.kafka.topics import (
     APP_ID,
     DEAD_LETTERS,
     DEFAULT_PARTITIONS,
+    PROGRESS_TABLE,
     RESULTS,
     SNAPSHOTS,
     STANDINGS,
@@ -85,91 +94,205 @@ _RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes, "key_serializer"
 PUBLISH_RETRY_SECONDS = 1.0
 
 
-class _Consumer(faust_kafka.Consumer):
-    """Faust's Kafka consumer, made to re-fetch what a rebalance drops.
+class Admit(enum.Enum):
+    """What the agent does with a results record, by its offset (see :class:`Progress`)."""
 
-    Faust 0.15.3 seeks the partitions to their committed offsets *before* it
-    lets records flow again after a rebalance, and drops the records fetched
-    in between (the read position moves on regardless); a partition with no
-    committed offset is not sought at all.  Either way, records of a
-    partition a worker has just taken over could be skipped for good.  This
-    consumer seeks again once the flow is resumed and whenever a results
-    partition stalls (see :meth:`_watch`), and seeks a results partition
-    without a committed offset to its start.  All of it can only re-deliver
-    records, which changes nothing (the tournament remembers every event id
-    it applied).
+    NEXT = "next"
+    """The record the partition is at: apply it, then the partition moves on by one."""
+    AGAIN = "again"
+    """Applied before (a re-delivery): apply it again, which changes nothing but republishes its update."""
+    SKIP = "skip"
+    """Beyond records that never reached the agent: those come first (the partition was sought back)."""
+
+
+class Progress:
+    """Per results partition, the offset of the next record the agent must apply.
+
+    This, not Faust's committed offset, is what says which records were
+    applied.  It moves one record at a time, so every record below it was
+    applied and published, in partition order; it lives in memory and in the
+    ``progress`` table, whose changelog sits beside the tournaments' logs of
+    the same partition, so a worker that takes a partition over recovers it
+    with the state it describes.
+
+    A record beyond it means records in between were fetched but never
+    reached the agent (Faust 0.15.3 drops records fetched around a
+    rebalance, and may commit past them): the partition is sought back to
+    the missing record, and the records beyond are skipped until it comes.
+    A partition whose records stop short of the fetch position is sought
+    back the same way by :meth:`_Consumer._watch`.  A record below it was
+    applied before; applying it again changes nothing (a tournament
+    remembers every event id) but republishes its update.
     """
 
-    def ack(self, message: Message) -> bool:
-        """Acknowledge a results record only if the agent applied it.
+    def __init__(self, app: _App, table: Any, retry: float) -> None:
+        self._app = app
+        self._table = table
+        self.retry = retry
+        self._next: dict[TP, int] = {}
+        self._processed: dict[TP, int] = {}
+        self._sought: dict[TP, float] = {}
+        self.activity: dict[TP, int] = {}
+        self.in_hand: TP | None = None
 
-        Faust skips a record fetched before a rebalance, or while the flow was
-        suspended, and acknowledges it all the same, which would commit past
-        it.  Such a record is left uncommitted instead: it is fetched again
-        after the next seek (see :meth:`_watch`).
-        """
-        if message.topic == RESULTS and not self._app().applied(message.tp, message.offset):
-            with ack_lock:
-                message.acked = True
-                self._unacked_messages.discard(message)
-            return False
-        return super().ack(message)
+    async def expected(self, tp: TP) -> int:
+        """The offset of the next record to apply: known, stored in the table, or the partition's first."""
+        found = self._next.get(tp)
+        if found is None:
+            stored = self._table.get(_partition_key(tp))
+            found = int(stored) if stored is not None else await self._earliest(tp)
+            self._next[tp] = found
+        return found
+
+    async def peek(self, tp: TP) -> int:
+        """What :meth:`expected` says, without remembering it (the agent has the last word)."""
+        found = self._next.get(tp)
+        if found is None:
+            stored = self._table.get(_partition_key(tp))
+            found = int(stored) if stored is not None else await self._earliest(tp)
+        return found
+
+    async def admit(self, tp: TP, offset: int) -> Admit:
+        """What to do with the record at ``offset``; seeks back when records before it are missing."""
+        self.in_hand = tp
+        self.activity[tp] = self.activity.get(tp, 0) + 1
+        expected = await self.expected(tp)
+        if offset > expected and self._may_seek(tp):
+            expected = await self._past_deleted(tp, expected)
+            if offset > expected:
+                log.warning("records %d to %d of %s never reached the agent: seeking back", expected, offset - 1, tp)
+                await self.seek(tp, expected)
+        if offset < expected:
+            return Admit.AGAIN
+        if offset > expected:
+            return Admit.SKIP
+        self._sought.pop(tp, None)
+        return Admit.NEXT
+
+    def done(self, tp: TP, offset: int, admitted: Admit) -> None:
+        """The agent applied and published the record at ``offset`` (call it in the agent, for the table)."""
+        self.in_hand = None
+        self.activity[tp] = self.activity.get(tp, 0) + 1
+        if admitted is Admit.SKIP:
+            return
+        self._processed[tp] = max(self._processed.get(tp, 0), offset + 1)
+        if admitted is Admit.NEXT and self._next.get(tp) == offset:
+            self._next[tp] = offset + 1
+            self._table[_partition_key(tp)] = str(offset + 1).encode()
+
+    def committable(self, tp: TP) -> int | None:
+        """The offset Kafka may have as committed: every record below it was processed here, or before."""
+        return self._processed.get(tp)
+
+    def forget(self) -> None:
+        """Partitions were revoked: what they are at is read from the table again when they come back."""
+        self._next.clear()
+        self._processed.clear()
+        self._sought.clear()
+        self.in_hand = None
+
+    async def seek(self, tp: TP, offset: int) -> None:
+        """Make the consumer fetch ``tp`` again from ``offset``."""
+        self._sought[tp] = time.monotonic()
+        await self._app.consumer.seek(tp, offset)
+
+    def _may_seek(self, tp: TP) -> bool:
+        """Not while an earlier seek can still bring the missing record (records fetched before it arrive first)."""
+        sought = self._sought.get(tp)
+        return sought is None or time.monotonic() - sought >= self.retry
+
+    async def _past_deleted(self, tp: TP, expected: int) -> int:
+        """``expected``, or the partition's first offset when retention deleted the records before it."""
+        earliest = await self._earliest(tp)
+        if earliest > expected:
+            log.warning("records %d to %d of %s were deleted before they were applied", expected, earliest - 1, tp)
+            self._next[tp] = earliest
+            return earliest
+        return expected
+
+    async def _earliest(self, tp: TP) -> int:
+        offsets = await self._app.consumer.earliest_offsets(tp)
+        return int(offsets.get(tp) or 0)
+
+
+def _partition_key(tp: TP) -> bytes:
+    return str(tp.partition).encode()
+
+
+class _Consumer(faust_kafka.Consumer):
+    """Faust's Kafka consumer, committing results offsets by :class:`Progress`.
+
+    Faust 0.15.3 drops records fetched around a rebalance, and its commit
+    arithmetic can pass over them: it counts a jump in offsets as acknowledged
+    records (a "gap", meant for compacted topics) and lets the first run of
+    acknowledged offsets start one past the committed offset.  For the results
+    topic the committed offset is instead the end of what the agent processed,
+    and stalled partitions are sought back (see :meth:`_watch`).
+    """
 
     def _app(self) -> _App:
         app = self.app
         assert isinstance(app, _App)
         return app
 
-    async def seek_to_committed(self) -> Mapping[TP, int]:
-        committed = await super().seek_to_committed()
-        for tp, offset in committed.items():
-            if tp.topic == RESULTS and not offset:
-                await self.seek(tp, 0)
-        return committed
+    def _new_offset(self, tp: TP) -> int | None:
+        if tp.topic != RESULTS:
+            return super()._new_offset(tp)
+        with ack_lock:
+            self._acked[tp].clear()
+            self._acked_index[tp].clear()
+        progress = self._app().progress
+        return None if progress is None else progress.committable(tp)
 
-    def resume_flow(self) -> None:
-        super().resume_flow()
-        self.add_future(self._seek_again())
+    async def _add_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
+        if tp.topic != RESULTS:  # results offsets are contiguous: a jump means records missed, not acknowledged
+            await super()._add_gap(tp, offset_from, offset_to)
 
     async def on_start(self) -> None:
         await super().on_start()
         self.add_future(self._watch())
 
     async def _watch(self) -> None:
-        """Seek again when a results partition stalls: fetched past its committed offset, no progress.
+        """Seek back a results partition whose fetched records stopped short of the agent.
 
-        In normal work the committed offset follows the fetch position within
-        a commit interval, or records are waiting for the agent; a position
-        ahead of it that does not move for two intervals, with nothing
-        waiting, means fetched records never reached the agent.
+        When the agent has handled no record of a partition for a whole
+        interval, is not stuck on a record, and the fetch position is still
+        beyond the next record to apply, those records were fetched and
+        dropped: nothing else would bring them back.
         """
         interval = max(1.0, 2 * self.app.conf.broker_commit_interval)
-        last: dict[TP, tuple[int, int]] = {}
+        last: dict[TP, tuple[int, int, int, int]] = {}
         while not self.should_stop:
+            progress = self._app().progress
+            before = None if progress is None else dict(progress.activity)
             await self.sleep(interval)
+            generation = self.app.consumer_generation_id
+            if progress is None or self.app.rebalancing:
+                last.clear()
+                continue
+            stuck = progress.in_hand is not None and progress.activity == before
             try:
-                stalled = False
-                waiting = {message.tp for message in list(self._unacked_messages)}
                 for tp in self.assignment():
-                    if tp.topic != RESULTS or tp in waiting:
+                    if tp.topic != RESULTS or stuck or tp == progress.in_hand:
                         last.pop(tp, None)
                         continue
-                    position = await self.position(tp)
-                    mark = (position or 0, self._committed_offset.get(tp) or 0)
-                    stalled |= mark[0] > mark[1] and last.get(tp) == mark
-                    last[tp] = mark
-                if stalled:
-                    log.warning("records fetched for %s did not reach the agent: seeking back", RESULTS)
-                    last.clear()
-                    await self.perform_seek()
-            except Exception:  # a rebalance under way: it seeks itself
+                    position = await self.position(tp) or 0
+                    expected = await progress.peek(tp)
+                    if self.app.rebalancing or self.app.consumer_generation_id != generation:
+                        last.clear()
+                        break
+                    mark = (generation, position, expected, progress.activity.get(tp, 0))
+                    if position > expected and last.get(tp) == mark:
+                        log.warning(
+                            "records %d to %d of %s did not reach the agent: seeking back", expected, position - 1, tp
+                        )
+                        await progress.seek(tp, expected)
+                        last.pop(tp, None)
+                    else:
+                        last[tp] = mark
+            except Exception:  # a rebalance under way: it seeks itself, and this runs again
                 log.info("checking for stalled partitions failed", exc_info=True)
-
-    async def _seek_again(self) -> None:
-        try:
-            await self.perform_seek()
-        except Exception:  # a rebalance started meanwhile: it seeks again itself
-            log.info("seeking to the committed offsets after a rebalance failed", exc_info=True)
+                last.clear()
 
 
 class _Transport(faust_kafka.Transport):
@@ -177,26 +300,9 @@ class _Transport(faust_kafka.Transport):
 
 
 class _App(faust.App):
-    """A Faust app whose consumer is :class:`_Consumer`, and the results records its agent applied."""
+    """A Faust app whose consumer is :class:`_Consumer`, with the :class:`Progress` of its agent."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._applied: set[tuple[TP, int]] = set()
-        super().__init__(*args, **kwargs)
-
-    def done(self, tp: TP, offset: int) -> None:
-        """The agent applied (and published) the record at ``offset``."""
-        self._applied.add((tp, offset))
-
-    def applied(self, tp: TP, offset: int) -> bool:
-        """Whether the agent applied the record at ``offset`` (asked once, by its acknowledgement)."""
-        if (tp, offset) in self._applied:
-            self._applied.discard((tp, offset))
-            return True
-        return False
-
-    def forget_applied(self) -> None:
-        """Partitions were revoked: their records are acknowledged no more."""
-        self._applied.clear()
+    progress: Progress | None = None
 
     def _new_transport(self) -> _Transport:
         return _Transport(self.conf.broker_consumer, self)
@@ -263,6 +369,16 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
         partitions=partitions,
         help="tournament id → the JSON array of its accepted events",
     )
+    progress_table = app.Table(
+        PROGRESS_TABLE,
+        default=None,
+        key_type=bytes,
+        value_type=bytes,
+        schema=faust.Schema(**_RAW),
+        partitions=partitions,
+        help="results partition → the offset of the next record to apply",
+    )
+    progress = app.progress = Progress(app, progress_table, retry=max(1.0, 2 * app.conf.broker_commit_interval))
     processor = Processor()
 
     async def publish(outcome: Outcome) -> None:
@@ -284,12 +400,15 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     async def apply_results(stream: Any) -> None:
         """decode → apply → store → publish, one record at a time, in partition order."""
         async for event in stream.events():
-            key, value = event.key, event.value
-            outcome = processor.handle(key, value, None if key is None else table.get(key))
-            if outcome.log is not None:
-                table[key] = outcome.log  # assigned back: Faust writes it to the changelog
-            await publish(outcome)
-            app.done(event.message.tp, event.message.offset)  # only now may the offset be committed
+            tp, offset = event.message.tp, event.message.offset
+            admitted = await progress.admit(tp, offset)
+            if admitted is not Admit.SKIP:
+                key, value = event.key, event.value
+                outcome = processor.handle(key, value, None if key is None else table.get(key))
+                if outcome.log is not None:
+                    table[key] = outcome.log  # assigned back: Faust writes it to the changelog
+                await publish(outcome)
+            progress.done(tp, offset, admitted)  # only now may the offset be committed
 
     app.agent(results, name="tracker.apply")(apply_results)
 
@@ -299,7 +418,7 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
 
     def revoked(sender: Any, *args: Any, signal: Any, **_: Any) -> None:
         processor.forget()
-        app.forget_applied()
+        progress.forget()
 
     # weak=False: a signal holds weak references by default, and these closures have no other owner.
     # mode's SignalHandlerT spells its signal argument as a string mypy cannot match: hence the ignores.
