@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: demo test check lint typecheck imports schema bench soak browser clean
+.PHONY: demo test check lint typecheck imports schema bench soak screenshots browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,9 @@ bench: $(VENV)/.installed
 
 soak: $(VENV)/.installed
 	$(PY) -m pytest -q -m soak -p no:cacheprovider
+
+screenshots: $(VENV)/.installed browser
+	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/test_browser.py -k screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
