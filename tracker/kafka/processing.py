@@ -188,7 +188,10 @@ class Processor:
             return Outcome(tournament, snapshot=_snapshot(live.standings), update=_replayed(live.log, event.id))
         new_log = append(None if live is None else live.log, encode_event(event))
         self._live[tournament] = _Live(new_log, state, update.standings)
-        return Outcome(tournament, log=new_log, snapshot=_snapshot(update.standings), update=update_message(update))
+        payload = standings_payload(update.standings)  # built once for the snapshot and the update
+        return Outcome(
+            tournament, log=new_log, snapshot=snapshot_message(payload), update=update_message(update, payload)
+        )
 
     def _current(self, tournament: str, stored: bytes | None) -> _Live | None:
         """The live tournament matching the table's value, rebuilt when it does not."""
