@@ -1053,19 +1053,23 @@ def test_the_token_never_appears_in_pages_api_metrics_replies_or_the_journal(are
     )
 
 
-def test_a_token_from_the_environment_is_not_printed(tmp_path: Path) -> None:
-    """``TRACKER_TOKEN`` is the way to give the token without showing it: the server never echoes it."""
+@pytest.mark.parametrize("given", ["environment", "file"])
+def test_a_token_from_the_environment_or_a_file_is_not_printed_nor_in_ps(tmp_path: Path, given: str) -> None:
+    """``TRACKER_TOKEN`` or ``--token-file`` give the token without showing it: not in ps, never echoed."""
     import subprocess
     import sys
 
-    secret = "env-token-" + base64.urlsafe_b64encode(os.urandom(12)).decode()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker.cli", "up", "--port", "0", "--data-dir", str(tmp_path / "data")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "TRACKER_TOKEN": secret, "PYTHONUNBUFFERED": "1"},
-    )
+    secret = f"{given}-token-" + base64.urlsafe_b64encode(os.urandom(12)).decode()
+    cmd = [sys.executable, "-m", "tracker.cli", "up", "--port", "0", "--data-dir", str(tmp_path / "data")]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("TRACKER_TOKEN", None)
+    if given == "file":
+        token_file = tmp_path / "token"
+        token_file.write_text(secret + "\n", encoding="utf-8")
+        cmd += ["--token-file", str(token_file)]
+    else:
+        env["TRACKER_TOKEN"] = secret
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert proc.stdout is not None
     lines: list[str] = []
     try:
@@ -1088,6 +1092,7 @@ def test_a_token_from_the_environment_is_not_printed(tmp_path: Path) -> None:
         ok, bad = asyncio.run(use_it())
         assert ok["type"] == "ack" and bad["type"] == "rejected"
         assert secret not in http_get(port, "/api/tournaments")[1].decode()
+        assert secret.encode() not in Path(f"/proc/{proc.pid}/cmdline").read_bytes()
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=15)
@@ -1095,7 +1100,7 @@ def test_a_token_from_the_environment_is_not_printed(tmp_path: Path) -> None:
     assert secret not in "".join(lines)
     record(
         "access",
-        "token given in TRACKER_TOKEN: server output, replies, API",
+        f"token given in {'TRACKER_TOKEN' if given == 'environment' else '--token-file'}: output, replies, API, ps",
         tried=1,
         unit="runs",
         outcome="token never printed or echoed",

@@ -124,11 +124,27 @@ def print_table(s: Standings) -> None:
 # -- up / replay ----------------------------------------------------------------
 
 
+def arbiter_token(args: argparse.Namespace) -> str:
+    """The arbiter token: ``--token``, else the first line of ``--token-file``, else ``$TRACKER_TOKEN`` ("": none).
+
+    A file or the environment keeps the token out of ``ps``.  Raises
+    :class:`OSError` when the file cannot be read, :class:`TrackerError` when it is empty.
+    """
+    if args.token:
+        return str(args.token)
+    if args.token_file:
+        lines = Path(args.token_file).read_text(encoding="utf-8").strip().splitlines()
+        if not lines or not lines[0].strip():
+            raise TrackerError(f"{args.token_file}: the token file is empty")
+        return lines[0].strip()
+    return os.environ.get("TRACKER_TOKEN", "")
+
+
 def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
-    token = args.token or os.environ.get("TRACKER_TOKEN", "")
+    token = arbiter_token(args)
     if not token:
         token = secrets.token_urlsafe(18)
-        print(f"arbiter token (generated; set TRACKER_TOKEN or --token to choose one): {token}", flush=True)
+        print(f"arbiter token (generated; set TRACKER_TOKEN or --token-file to choose one): {token}", flush=True)
     origins = tuple(o for o in (args.allow_origin or []) if o) or None
     return ServerConfig(
         host=args.host,
@@ -228,7 +244,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not args.url:
         err.print("tracker replay: give --url ws://HOST:PORT/ws (with --token) or --broker kafka://HOST:PORT")
         return 2
-    token = args.token or os.environ.get("TRACKER_TOKEN", "")
+    token = arbiter_token(args)
     from tracker.client import replay_ws
 
     with Progress(
@@ -247,7 +263,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_follow(args: argparse.Namespace) -> int:
     from tracker.follow import run_follow
 
-    token = args.token or os.environ.get("TRACKER_TOKEN", "")
+    token = arbiter_token(args)
     return run_follow(
         args.source,
         args.tournament,
@@ -284,10 +300,15 @@ def cmd_gateway(args: argparse.Namespace) -> int:
 # -- argument parsing ------------------------------------------------------------
 
 
+def _token_file_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--token-file", metavar="PATH", help="read the arbiter token from this file (not visible in ps)")
+
+
 def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     p.add_argument("--port", type=int, default=port, help="TCP port (0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN, else one is generated and printed)")
+    _token_file_option(p)
     p.add_argument("--allow-origin", action="append", help="browser origin allowed to open websockets (repeatable)")
     p.add_argument("--max-frame", type=int, default=Limits().max_frame, help="largest websocket message in bytes")
     p.add_argument("--max-connections", type=int, default=Limits().max_connections)
@@ -328,6 +349,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tournament", metavar="ID", help="tournament id (default: slug of the event name)")
     p.add_argument("--url", help="ws://HOST:PORT/ws of a tracker or gateway")
     p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN)")
+    _token_file_option(p)
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--rate", type=float, metavar="EVENTS_PER_S")
     p.set_defaults(run=cmd_replay)
@@ -337,6 +359,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tournament", metavar="ID", required=True)
     p.add_argument("--url", help="ws://HOST:PORT/ws of a tracker or gateway")
     p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN)")
+    _token_file_option(p)
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds between polls")
     p.add_argument("--once", action="store_true", help="read the source once, submit what changed, exit")
