@@ -17,6 +17,7 @@ from websockets.asyncio.client import connect
 
 from tests.conftest import data_file
 from tests.kafka_fixtures import PARTITIONS, Broker, Process, kafka_broker  # noqa: F401  (a fixture)
+from tests.reliability_log import record
 from tests.wsclient import Message, recv, send
 from tracker.cli import load_tournament
 from tracker.core.events import Event
@@ -37,6 +38,7 @@ FILES = [
     TEST_DATA / "three-one-zero.trf",
 ]
 TIMEOUT = 90
+TAKEOVER = "two workers share 6 tournaments; one SIGKILLed mid-stream, the other takes its partitions over"
 
 
 def partition_of(tid: str) -> int:
@@ -125,6 +127,10 @@ async def test_a_killed_workers_partitions_move_to_the_survivor_and_every_result
                         killed = True
         except TimeoutError:
             progress = {tid: (u[-1]["seq"] if u else 0, final[tid]) for tid, u in seen.items()}
+            missing = sum(last - (seen[tid][-1]["seq"] if seen[tid] else 0) for tid, last in final.items())
+            record(
+                "distributed", TAKEOVER, tried=len(events), unit="events", lost=missing, outcome=f"stalled: {progress}"
+            )
             raise AssertionError(f"standings stalled at {progress}\n{broker.report()}") from None
         assert await producing == len(events)
     assert killed and first.proc.wait(5) == -signal.SIGKILL and victim
@@ -139,11 +145,18 @@ async def test_a_killed_workers_partitions_move_to_the_survivor_and_every_result
     # On the topic itself, a re-delivered event may be produced again, but always with its own seq.
     by_event: dict[tuple[str, str], set[int]] = defaultdict(set)
     by_seq: dict[tuple[str, int], set[str]] = defaultdict(set)
-    for record in await read_topic(broker, STANDINGS):
-        update = json.loads(record.value)
+    for published in await read_topic(broker, STANDINGS):
+        update = json.loads(published.value)
         by_event[update["tournament"], update["event"]["id"]].add(update["seq"])
         by_seq[update["tournament"], update["seq"]].add(update["event"]["id"])
     assert all(len(seqs) == 1 for seqs in by_event.values())
     assert all(len(ids) == 1 for ids in by_seq.values())
     assert len(by_event) == len(events)
     assert await read_topic(broker, DEAD_LETTERS) == []
+    record(
+        "distributed",
+        TAKEOVER,
+        tried=len(events),
+        unit="events",
+        outcome="every tournament's seqs 1…N in the order produced, offline standings, each event once on the topic",
+    )

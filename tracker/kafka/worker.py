@@ -13,11 +13,12 @@ record it runs the same recipe as the embedded processor: **decode → apply
 2. an accepted event's new event log is assigned to the table
    ``tournaments`` (Faust writes it to the compacted changelog
    ``tracker-tournaments-changelog``);
-3. the standings snapshot goes to the compacted ``tracker-snapshots``; the
-   producer is flushed (the changelog record and the snapshot are on the
-   broker, ``acks=all``), then the ``update`` goes to ``tracker-standings``;
-   a rejected event goes to ``tracker-dead-letters`` with its code and
-   reason instead.
+3. the standings snapshot goes to the compacted ``tracker-snapshots``; then
+   :class:`_Publisher` flushes the producer (the changelog record and the
+   snapshot are on the broker, ``acks=all``) and sends the ``update`` to
+   ``tracker-standings``; a rejected event goes to ``tracker-dead-letters``
+   with its code and reason instead.  One flush serves every record applied
+   since the last one, so a burst of results costs one broker round trip.
 
 Snapshot before update is what lets a gateway start from the snapshots and
 then follow the updates without a gap (see :mod:`tracker.kafka.gateway`);
@@ -64,7 +65,7 @@ import enum
 import logging
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,7 @@ class Progress:
         self._sought: dict[TP, float] = {}
         self.activity: dict[TP, int] = {}
         self.in_hand: TP | None = None
+        self.generation = 0
 
     async def expected(self, tp: TP) -> int:
         """The offset of the next record to apply: known, stored in the table, or the partition's first."""
@@ -170,18 +172,20 @@ class Progress:
         return Admit.NEXT
 
     def done(self, tp: TP, offset: int, admitted: Admit) -> None:
-        """The agent applied and published the record at ``offset`` (call it in the agent, for the table)."""
+        """The agent applied the record at ``offset`` (call it in the agent, for the table)."""
         self.in_hand = None
         self.activity[tp] = self.activity.get(tp, 0) + 1
-        if admitted is Admit.SKIP:
-            return
-        self._processed[tp] = max(self._processed.get(tp, 0), offset + 1)
         if admitted is Admit.NEXT and self._next.get(tp) == offset:
             self._next[tp] = offset + 1
             self._table[_partition_key(tp)] = str(offset + 1).encode()
 
+    def published(self, tp: TP, offset: int, generation: int) -> None:
+        """What the record at ``offset`` led to is produced: it may be committed (unless revoked since)."""
+        if generation == self.generation:
+            self._processed[tp] = max(self._processed.get(tp, 0), offset + 1)
+
     def committable(self, tp: TP) -> int | None:
-        """The offset Kafka may have as committed: every record below it was processed here, or before."""
+        """The offset Kafka may have as committed: every record below it was processed and published."""
         return self._processed.get(tp)
 
     def forget(self) -> None:
@@ -190,6 +194,7 @@ class Progress:
         self._processed.clear()
         self._sought.clear()
         self.in_hand = None
+        self.generation += 1
 
     async def seek(self, tp: TP, offset: int) -> None:
         """Make the consumer fetch ``tp`` again from ``offset``."""
@@ -308,6 +313,68 @@ class _App(faust.App):
         return _Transport(self.conf.broker_consumer, self)
 
 
+class _Publisher:
+    """Produces updates and dead letters once what came before them is on the broker: one flush for many records.
+
+    The agent writes an accepted event's table value and snapshot (buffered
+    by the producer), then hands its outcome here.  This task flushes the
+    producer (the changelog records and snapshots of every outcome waiting
+    reach the broker, ``acks=all``), then sends those outcomes' updates and
+    dead letters in the order they came, and only then tells
+    :class:`Progress` that their records may be committed.  So an update
+    still never precedes its changelog record or its snapshot, while a burst
+    of results costs one broker round trip instead of one each.  At most
+    ``limit`` outcomes wait; beyond that the agent waits.
+    """
+
+    def __init__(self, app: _App, standings: Any, dead_letters: Any, progress: Progress, limit: int = 1000) -> None:
+        self._app = app
+        self._standings = standings
+        self._dead_letters = dead_letters
+        self._progress = progress
+        self._limit = limit
+        self._waiting: list[tuple[TP, int, int, Outcome | None]] = []
+        self._arrived = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+
+    async def add(self, tp: TP, offset: int, outcome: Outcome | None) -> None:
+        """Publish ``outcome`` (``None``: nothing to publish) of the record at ``offset`` after the next flush."""
+        while len(self._waiting) >= self._limit:
+            self._room.clear()
+            await self._room.wait()
+        self._waiting.append((tp, offset, self._progress.generation, outcome))
+        self._arrived.set()
+
+    async def run(self) -> None:
+        """The publishing loop (a Faust task: it runs as long as the worker)."""
+        while True:
+            await self._arrived.wait()
+            self._arrived.clear()
+            batch, self._waiting = self._waiting, []
+            self._room.set()
+            await _retrying("the changelog and snapshots", self._app.producer.flush)
+            for tp, offset, generation, outcome in batch:
+                if outcome is not None:
+                    key = outcome.tournament.encode()
+                    if outcome.update is not None:
+                        await _retrying(outcome.tournament, self._standings.send, key=key, value=outcome.update)
+                    if outcome.dead_letter is not None:
+                        await _retrying(outcome.tournament, self._dead_letters.send, key=key, value=outcome.dead_letter)
+                self._progress.published(tp, offset, generation)
+
+
+async def _retrying(what: str, send: Callable[..., Awaitable[Any]], **kwargs: Any) -> None:
+    """Await ``send(**kwargs)`` until it succeeds: a record the agent applied is never left unpublished."""
+    while True:
+        try:
+            await send(**kwargs)
+            return
+        except Exception:
+            log.exception("publishing for %r failed; retrying", what)
+            await asyncio.sleep(PUBLISH_RETRY_SECONDS)
+
+
 @dataclass(frozen=True, slots=True)
 class WorkerSettings:
     """Everything a worker needs.
@@ -381,34 +448,25 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     progress = app.progress = Progress(app, progress_table, retry=max(1.0, 2 * app.conf.broker_commit_interval))
     processor = Processor()
 
-    async def publish(outcome: Outcome) -> None:
-        key = outcome.tournament.encode()
-        while True:
-            try:
-                if outcome.snapshot is not None:
-                    await snapshots.send(key=key, value=outcome.snapshot)
-                    await app.producer.flush()  # the changelog record and the snapshot reach the broker first
-                if outcome.update is not None:
-                    await standings.send(key=key, value=outcome.update)
-                if outcome.dead_letter is not None:
-                    await dead_letters.send(key=key, value=outcome.dead_letter)
-                return
-            except Exception:
-                log.exception("publishing for %r failed; retrying", outcome.tournament)
-                await asyncio.sleep(PUBLISH_RETRY_SECONDS)
+    publisher = _Publisher(app, standings, dead_letters, progress)
+    app.task(publisher.run)
 
     async def apply_results(stream: Any) -> None:
         """decode → apply → store → publish, one record at a time, in partition order."""
         async for event in stream.events():
             tp, offset = event.message.tp, event.message.offset
             admitted = await progress.admit(tp, offset)
+            outcome: Outcome | None = None
             if admitted is not Admit.SKIP:
                 key, value = event.key, event.value
                 outcome = processor.handle(key, value, None if key is None else table.get(key))
                 if outcome.log is not None:
                     table[key] = outcome.log  # assigned back: Faust writes it to the changelog
-                await publish(outcome)
-            progress.done(tp, offset, admitted)  # only now may the offset be committed
+                if outcome.snapshot is not None:
+                    await _retrying(outcome.tournament, snapshots.send, key=key, value=outcome.snapshot)
+            if admitted is not Admit.SKIP:  # a skipped record comes again: it must not be committed
+                await publisher.add(tp, offset, outcome)  # the update follows once the above are on the broker
+            progress.done(tp, offset, admitted)  # after add, which may wait: the record is in hand until then
 
     app.agent(results, name="tracker.apply")(apply_results)
 
