@@ -68,7 +68,7 @@ def run(sizes: Sizes) -> Result:
         result.raw = raw
         result.notes.append(
             "`tracker.core.projection.project` on the live state of a 16-player round robin, all rounds but the "
-            "last (or the last two) recorded. The gateway runs it off the event loop (`asyncio.to_thread`), "
-            "debounced, for arbiters only."
+            "last (or the last two) recorded. The gateway runs it in a worker process "
+            "(`tracker/server/projecting.py`), debounced, for arbiters only."
         )
     return result

@@ -567,3 +567,55 @@ def test_sixteen_player_last_round_is_exact() -> None:
     truth = corrections_walk(case, itertools.product(*case.options()))
     assert truth.leaves == 3**8
     check_exact(p, case, truth)
+
+
+# -- the gateway's projection process ---------------------------------------------------------------
+
+
+def live_sinquefield(rounds: int) -> Tournament:
+    from tests.conftest import data_file
+    from tracker.cli import load_tournament
+
+    tf = load_tournament(str(data_file("sinquefield-cup-2021.trf")))
+    state: Tournament | None = None
+    for event in [tf.opened, *(e for e in tf.events if getattr(e, "round", 0) <= rounds)]:
+        state, _ = fold(state, event)
+    assert state is not None
+    return state
+
+
+async def test_the_projection_process_gives_what_project_gives_in_process() -> None:
+    from tracker.server.projecting import Projector
+
+    state = live_sinquefield(8)  # 5 games open
+    projector = Projector()
+    try:
+        remote = await projector.project(state)
+    finally:
+        projector.close()
+    assert remote is not None
+    assert projection_json(remote) == projection_json(project(state))
+
+
+async def test_a_projection_process_that_dies_gives_none_and_the_next_projection_a_new_process() -> None:
+    import asyncio
+    import os
+    import signal
+
+    from tracker.server.projecting import Projector
+
+    projector = Projector()
+    try:
+        running = asyncio.ensure_future(projector.project(live_sinquefield(7)))  # 10 games open: about a second
+        async with asyncio.timeout(10):
+            while projector._pool is None or not projector._pool._processes:  # noqa: ASYNC110 (no event to wait on)
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # spawned and projecting, about a second from done
+        for pid in list(projector._pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        assert await running is None
+        state = live_sinquefield(8)
+        again = await projector.project(state)
+        assert again is not None and projection_json(again) == projection_json(project(state))
+    finally:
+        projector.close()

@@ -10,7 +10,6 @@ before the websocket handshake.
 from __future__ import annotations
 
 import asyncio
-import copy
 import hmac
 import json
 import time
@@ -41,6 +40,7 @@ from tracker.protocol import (
 from tracker.server.hub import Hub
 from tracker.server.metrics import Metrics
 from tracker.server.processor import Backend
+from tracker.server.projecting import Projector
 
 PAGES = {"": "index.html", "overlay": "overlay.html", "t": "spectator.html", "arbiter": "arbiter.html"}
 PAGE_POLICY = (
@@ -80,6 +80,7 @@ class Gateway:
         self.clients: dict[ServerConnection, _Client] = {}
         self._buckets: dict[str, _Bucket] = {}
         self._projecting: dict[str, asyncio.Task[None]] = {}
+        self._projector = Projector()
         self.started = time.time()
         metrics.gauges["tracker_connections"] = lambda: len(self.clients)
 
@@ -204,21 +205,19 @@ class Gateway:
         state = self.backend.state(tournament)
         if state is None:
             return
-        try:
-            from tracker.core.projection import project
-        except ImportError:  # pragma: no cover - projections not installed
+        result = await self._projector.project(state)  # pickled before the first await: a consistent copy
+        if result is None:
             return
-        frozen = copy.deepcopy(state)  # the processor keeps mutating the live state
-        result = await asyncio.to_thread(project, frozen)
-        data = projection_message(result).decode()
+        data = projection_message(result)
         for conn, client in list(self.clients.items()):
             if tournament in client.arbiter_of:
-                await self._reply(conn, data.encode())
+                await self._reply(conn, data)
 
     async def aclose(self) -> None:
         for task in list(self._projecting.values()):
             task.cancel()
         await asyncio.gather(*self._projecting.values(), return_exceptions=True)
+        self._projector.close()
         await self.hub.aclose()
 
     # -- HTTP -------------------------------------------------------------------
