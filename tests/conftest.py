@@ -6,19 +6,16 @@ its own process, talking websockets and HTTP on 127.0.0.1.
 
 from __future__ import annotations
 
-import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 import pytest
+
+from tests.processes import spawn, stop_process
 
 TOKEN = "test-arbiter-token"
 REPO = Path(__file__).resolve().parent.parent
@@ -51,62 +48,19 @@ class RunningTracker:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait(timeout=5)
+        return stop_process(self.proc, sig, timeout)
 
 
 def start_tracker(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> RunningTracker:
     """Start ``tracker up --port 0`` and wait for its "listening" line (30 s at most)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "tracker.cli",
-        "up",
-        "--port",
-        "0",
-        "--data-dir",
-        str(data_dir),
-        "--token",
-        TOKEN,
-        *extra,
-    ]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
-    )
-    assert proc.stdout is not None
-    output: list[str] = []
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def pump(stream: IO[str]) -> None:  # keeps reading so the server never blocks on a full pipe
-        for line in stream:
-            output.append(line)
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, args=(proc.stdout,), daemon=True).start()
-    deadline = time.monotonic() + 30
-    while (left := deadline - time.monotonic()) > 0:
-        try:
-            line = lines.get(timeout=left)
-        except queue.Empty:
-            break
-        if line is None:
-            break
-        if "listening on http://" in line:
-            port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-            return RunningTracker(proc, port, data_dir, output=output)
-    proc.kill()
-    raise RuntimeError("tracker up did not start:\n" + "".join(output))
+    cmd = [sys.executable, "-m", "tracker.cli", "up", "--port", "0", "--data-dir", str(data_dir), "--token", TOKEN]
+    process = spawn("tracker up", [*cmd, *extra], env)
+    try:
+        port = int(process.expect(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=30).group(1))
+    except AssertionError:
+        process.proc.kill()
+        raise RuntimeError("tracker up did not start:\n" + "".join(process.output)) from None
+    return RunningTracker(process.proc, port, data_dir, output=process.output)
 
 
 @pytest.fixture

@@ -14,22 +14,17 @@ Test modules use these fixtures by importing them::
 
 from __future__ import annotations
 
-import os
-import queue
-import re
-import signal
 import socket
-import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO
 
 import pytest
 
 from tests.conftest import TOKEN
+from tests.processes import Process, spawn
+
+__all__ = ["PARTITIONS", "WORKER_ENV", "Broker", "Gateway", "Process", "kafka_broker", "kafka_module_broker"]
 
 #: Faust reads these itself: join after 2 s, a dead worker's partitions move after 3 s.
 #: Tansu 0.6 reports a partition's end offset as its last *batch*'s base offset + 1, so
@@ -49,61 +44,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-@dataclass
-class Process:
-    """A subprocess whose output is read line by line in the background."""
-
-    name: str
-    proc: subprocess.Popen[str]
-    output: list[str] = field(default_factory=list)
-    _lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
-
-    def __post_init__(self) -> None:
-        assert self.proc.stdout is not None
-        threading.Thread(target=self._pump, args=(self.proc.stdout,), daemon=True).start()
-
-    def _pump(self, stream: IO[str]) -> None:  # never lets the child block on a full pipe
-        for line in stream:
-            self.output.append(line)
-            self._lines.put(line)
-        self._lines.put(None)
-
-    def expect(self, pattern: str, timeout: float = 30) -> re.Match[str]:
-        """Wait for the next output line matching ``pattern`` (a regex); return the match."""
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            if match := re.search(pattern, line):
-                return match
-        raise AssertionError(f"{self.name}: no line matching {pattern!r}; output:\n" + "".join(self.output))
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait(timeout=5)
-
-
-def spawn(name: str, cmd: list[str], env: dict[str, str] | None = None) -> Process:
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
-    )
-    return Process(name, proc)
 
 
 @dataclass
