@@ -14,17 +14,34 @@ Test modules use these fixtures by importing them::
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.partitioner import murmur2
 
 from tests.conftest import TOKEN
 from tests.processes import Process, spawn
+from tracker.core.events import Event
+from tracker.formats import TournamentFile
 
-__all__ = ["PARTITIONS", "WORKER_ENV", "Broker", "Gateway", "Process", "kafka_broker", "kafka_module_broker"]
+__all__ = [
+    "PARTITIONS",
+    "WORKER_ENV",
+    "Broker",
+    "Gateway",
+    "Process",
+    "interleaved",
+    "kafka_broker",
+    "kafka_module_broker",
+    "partition_of",
+    "read_topic",
+]
 
 #: Faust reads these itself: join after 2 s, a dead worker's partitions move after 3 s.
 #: Tansu 0.6 reports a partition's end offset as its last *batch*'s base offset + 1, so
@@ -141,3 +158,38 @@ def kafka_module_broker() -> Iterator[Broker]:
         yield broker
     finally:
         broker.stop()
+
+
+def partition_of(tid: str) -> int:
+    """The partition Kafka's default partitioner (every tracker producer uses it) gives a tournament."""
+    return (murmur2(tid.encode()) & 0x7FFFFFFF) % PARTITIONS
+
+
+def interleaved(files: Iterable[TournamentFile]) -> list[Event]:
+    """All events, each tournament in its own order, the tournaments taking turns (as live rounds do)."""
+    queues = [[tf.opened, *tf.events] for tf in files]
+    out: list[Event] = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                out.append(queue.pop(0))
+    return out
+
+
+async def read_topic(broker: Broker, topic: str, timeout: float = 90) -> list[Any]:
+    """Every record of a topic, from the beginning to the end offsets it has now."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=f"127.0.0.1:{broker.port}", enable_auto_commit=False)
+    await consumer.start()
+    try:
+        partitions = [TopicPartition(topic, p) for p in range(PARTITIONS)]
+        consumer.assign(partitions)
+        await consumer.seek_to_beginning(*partitions)
+        end = await consumer.end_offsets(partitions)
+        records: list[Any] = []
+        async with asyncio.timeout(timeout):  # an empty fetch proves nothing on Tansu: read up to the end offsets
+            while [tp for tp in partitions if await consumer.position(tp) < end[tp]]:
+                for part in (await consumer.getmany(timeout_ms=1500)).values():
+                    records += part
+        return records
+    finally:
+        await consumer.stop()

@@ -8,19 +8,23 @@ import re
 import signal
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.partitioner import murmur2
 from websockets.asyncio.client import connect
 
 from tests.conftest import data_file
-from tests.kafka_fixtures import PARTITIONS, Broker, Process, kafka_broker  # noqa: F401  (a fixture)
+from tests.kafka_fixtures import (
+    PARTITIONS,
+    Broker,
+    Process,
+    interleaved,
+    kafka_broker,  # noqa: F401  (a fixture)
+    partition_of,
+    read_topic,
+)
 from tests.reliability_log import record
 from tests.wsclient import Message, recv, send
 from tracker.cli import load_tournament
-from tracker.core.events import Event
 from tracker.core.standings import standings, standings_json
 from tracker.formats import TournamentFile, state_from
 from tracker.kafka.producer import produce_events
@@ -41,11 +45,6 @@ TIMEOUT = 90
 TAKEOVER = "two workers share 6 tournaments; one SIGKILLed mid-stream, the other takes its partitions over"
 
 
-def partition_of(tid: str) -> int:
-    """The partition Kafka's default partitioner (every tracker producer uses it) gives a tournament."""
-    return (murmur2(tid.encode()) & 0x7FFFFFFF) % PARTITIONS
-
-
 def tournaments() -> dict[str, TournamentFile]:
     """The files under ids chosen so that every partition holds at least one tournament."""
     chosen: dict[str, TournamentFile] = {}
@@ -58,41 +57,11 @@ def tournaments() -> dict[str, TournamentFile]:
     return chosen
 
 
-def interleaved(files: dict[str, TournamentFile]) -> list[Event]:
-    """All events, each tournament in its own order, the tournaments taking turns (as live rounds do)."""
-    queues = [[tf.opened, *tf.events] for tf in files.values()]
-    out: list[Event] = []
-    while any(queues):
-        for q in queues:
-            if q:
-                out.append(q.pop(0))
-    return out
-
-
 def assignment(worker: Process) -> set[int]:
     """The partitions of ``tracker-results`` a worker said it holds last."""
     lines = [line for line in worker.output if "assigned partitions" in line]
     found = re.search(r"\[([\d, ]*)\]", lines[-1]) if lines else None
     return {int(p) for p in found.group(1).split(",") if p.strip()} if found else set()
-
-
-async def read_topic(broker: Broker, topic: str) -> list[Any]:
-    """Every record of a topic, from the beginning."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=f"127.0.0.1:{broker.port}", enable_auto_commit=False)
-    await consumer.start()
-    try:
-        tps = [TopicPartition(topic, p) for p in range(PARTITIONS)]
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        records: list[Any] = []
-        while True:  # stop at the first empty fetch: everything was produced before this read
-            batch = await consumer.getmany(timeout_ms=1500)
-            if not batch:
-                return records
-            for part in batch.values():
-                records += part
-    finally:
-        await consumer.stop()
 
 
 async def test_a_killed_workers_partitions_move_to_the_survivor_and_every_result_counts_once(
@@ -106,7 +75,7 @@ async def test_a_killed_workers_partitions_move_to_the_survivor_and_every_result
     assert assignment(first) and assignment(second), broker.report()
     gateway = broker.gateway()
     files = tournaments()
-    events = interleaved(files)
+    events = interleaved(files.values())
     final = {tid: 1 + len(tf.events) for tid, tf in files.items()}
     seen: dict[str, list[Message]] = defaultdict(list)
     async with connect(gateway.ws_url) as ws:

@@ -16,17 +16,21 @@ import asyncio
 import json
 import signal
 from collections import defaultdict
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import TOKEN, data_file
-from tests.kafka_fixtures import PARTITIONS, Broker, Gateway, kafka_broker  # noqa: F401  (a fixture)
+from tests.kafka_fixtures import (
+    Broker,
+    Gateway,
+    interleaved,
+    kafka_broker,  # noqa: F401  (a fixture)
+    read_topic,
+)
 from tests.reliability_log import record
 from tests.wsclient import Message, recv, reply_to, send, submit
 from tracker.cli import load_tournament
@@ -53,16 +57,6 @@ def load(name: Path, tid: str) -> TournamentFile:
 def offline_rows(tf: TournamentFile) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = json.loads(json.dumps(standings_json(standings(state_from(tf)))["standings"]))
     return rows
-
-
-def interleaved(files: Iterable[TournamentFile]) -> list[Event]:
-    queues = [[tf.opened, *tf.events] for tf in files]
-    out: list[Event] = []
-    while any(queues):
-        for queue in queues:
-            if queue:
-                out.append(queue.pop(0))
-    return out
 
 
 class Spectator:
@@ -116,25 +110,6 @@ class Spectator:
             assert [u["event"]["id"] for u in updates] == [e.id for e in (tf.opened, *tf.events)]
             assert updates[-1]["standings"] == offline_rows(tf), tid
         assert self.snapshots_on_resume == 0
-
-
-async def read_topic(broker: Broker, topic: str) -> list[Any]:
-    """Every record of a topic, from the beginning to the end offsets it has now."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=f"127.0.0.1:{broker.port}", enable_auto_commit=False)
-    await consumer.start()
-    try:
-        partitions = [TopicPartition(topic, p) for p in range(PARTITIONS)]
-        consumer.assign(partitions)
-        await consumer.seek_to_beginning(*partitions)
-        end = await consumer.end_offsets(partitions)
-        records: list[Any] = []
-        async with asyncio.timeout(TIMEOUT):  # an empty fetch proves nothing on Tansu: read up to the end offsets
-            while [tp for tp in partitions if await consumer.position(tp) < end[tp]]:
-                for part in (await consumer.getmany(timeout_ms=1500)).values():
-                    records += part
-        return records
-    finally:
-        await consumer.stop()
 
 
 def broker_report(broker: Broker) -> str:

@@ -23,9 +23,8 @@ from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssigno
 from faust.types import TP
 
 from tests.conftest import data_file
-from tests.kafka_fixtures import Broker, kafka_broker  # noqa: F401  (a fixture)
+from tests.kafka_fixtures import Broker, kafka_broker, partition_of, read_topic  # noqa: F401  (a fixture)
 from tests.reliability_log import record
-from tests.test_kafka_failover import partition_of, read_topic
 from tracker.cli import load_tournament
 from tracker.core.standings import standings, standings_json
 from tracker.formats import state_from
