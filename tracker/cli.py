@@ -287,7 +287,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         Path(args.data_dir) if args.data_dir else None,
         loglevel=args.log_level.upper(),
     )
-    return run_worker(args.broker, settings=settings)
+    return run_worker(settings)
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:

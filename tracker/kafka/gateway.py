@@ -46,7 +46,7 @@ from typing import Any, Final
 
 import msgspec
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.errors import KafkaConnectionError, KafkaError
+from aiokafka.errors import KafkaError
 
 from tracker.config import ServerConfig
 from tracker.core.crosstable import Tournament
@@ -62,6 +62,7 @@ from tracker.kafka.topics import (
     BrokerError,
     bootstrap_servers,
     ensure_topics,
+    started,
 )
 from tracker.protocol import StandingsPayload
 from tracker.server.gateway import Gateway, bound_port
@@ -336,15 +337,8 @@ async def _consumer(broker: str) -> AsyncIterator[Any]:
         auto_offset_reset="earliest",
         fetch_max_wait_ms=100,
     )
-    try:
-        await consumer.start()
-    except KafkaConnectionError as exc:
-        await consumer.stop()
-        raise BrokerError(f"cannot reach the Kafka broker at {broker}: {exc}") from None
-    try:
+    async with started(consumer, broker):
         yield consumer
-    finally:
-        await consumer.stop()
 
 
 async def serve_gateway(

@@ -15,11 +15,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaConnectionError, KafkaError
+from aiokafka.errors import KafkaError
 
 from tracker.core.events import Event, encode_event
 from tracker.formats import TournamentFile
-from tracker.kafka.topics import RESULTS, BrokerError, bootstrap_servers, ensure_topics
+from tracker.kafka.topics import RESULTS, BrokerError, bootstrap_servers, ensure_topics, started
 
 
 @asynccontextmanager
@@ -30,15 +30,8 @@ async def results_producer(broker: str) -> AsyncIterator[Any]:
     cannot be reached.
     """
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap_servers(broker), acks="all", linger_ms=2)
-    try:
-        await producer.start()
-    except KafkaConnectionError as exc:
-        await producer.stop()
-        raise BrokerError(f"cannot reach the Kafka broker at {broker}: {exc}") from None
-    try:
+    async with started(producer, broker):
         yield producer
-    finally:
-        await producer.stop()
 
 
 async def send_event(producer: Any, event: Event) -> asyncio.Future[Any]:

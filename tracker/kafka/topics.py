@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Final
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Final
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaConnectionError, KafkaError
@@ -127,6 +129,23 @@ async def ensure_topics(
     finally:
         await admin.close()
     return partitions
+
+
+@asynccontextmanager
+async def started(client: Any, broker: str) -> AsyncIterator[Any]:
+    """``client`` (an aiokafka producer or consumer) started, and stopped on exit.
+
+    Raises :class:`BrokerError` when the broker cannot be reached.
+    """
+    try:
+        await client.start()
+    except KafkaConnectionError as exc:
+        await client.stop()
+        raise BrokerError(f"cannot reach the Kafka broker at {broker}: {exc}") from None
+    try:
+        yield client
+    finally:
+        await client.stop()
 
 
 async def _connect_admin(broker: str, wait: float) -> AIOKafkaAdminClient:

@@ -141,9 +141,7 @@ class Progress:
         """The offset of the next record to apply: known, stored in the table, or the partition's first."""
         found = self._next.get(tp)
         if found is None:
-            stored = self._table.get(_partition_key(tp))
-            found = int(stored) if stored is not None else await self._earliest(tp)
-            self._next[tp] = found
+            found = self._next[tp] = await self.peek(tp)
         return found
 
     async def peek(self, tp: TP) -> int:
@@ -485,21 +483,13 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     return app
 
 
-def run_worker(
-    broker: str,
-    *,
-    partitions: int = DEFAULT_PARTITIONS,
-    data_dir: str | Path | None = None,
-    settings: WorkerSettings | None = None,
-    say: Callable[[str], None] | None = None,
-) -> int:
+def run_worker(settings: WorkerSettings, *, say: Callable[[str], None] | None = None) -> int:
     """Run a worker until SIGTERM/SIGINT; return the process exit code.
 
-    Creates the missing topics first (with ``partitions`` partitions).
+    Creates the missing topics first (with ``settings.partitions`` partitions).
     Raises :class:`~tracker.kafka.topics.BrokerError` when the broker cannot
     be reached.
     """
-    settings = settings or WorkerSettings(broker, partitions, Path(data_dir) if data_dir else None)
     say = say or _say
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
