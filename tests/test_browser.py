@@ -29,9 +29,9 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import REPO, TOKEN, RunningTracker, data_file
-from tracker.cli import load_tournament
 from tracker.core.events import Event, Player, ResultRecorded, TournamentOpened, encode_event
 from tracker.formats import TournamentFile
+from tracker.formats.files import read_file
 
 pytestmark = pytest.mark.browser
 
@@ -246,7 +246,7 @@ def test_overlay_shows_each_update_after_its_ack_and_ends_on_the_final_standings
     tracker_factory: Callable[..., RunningTracker], pages: Pages
 ) -> None:
     tracker = tracker_factory()
-    tf = load_tournament(str(data_file("sinquefield-cup-2021.trf")))
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
     tid = tf.opened.tournament
     cols = ["points", "KS", "SB", "games"]
     # opened before the tournament exists, as a streamer sets up the browser source
@@ -283,7 +283,7 @@ def test_overlay_fills_a_gap_by_resubscribing_with_since(
     tracker_factory: Callable[..., RunningTracker], pages: Pages
 ) -> None:
     tracker = tracker_factory()
-    tf = load_tournament(str(data_file("fide-tec-exercise16-rr6.trf")))
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
     tid = tf.opened.tournament
     sent: list[dict[str, Any]] = []
     dropped: list[int] = []
@@ -323,7 +323,7 @@ def test_overlay_reconnects_after_a_server_restart_and_resumes(
 ) -> None:
     port = free_port()
     first = tracker_factory("--port", str(port))
-    tf = load_tournament(str(data_file("fide-tec-exercise16-rr6.trf")))
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
     tid = tf.opened.tournament
     events = events_of(tf)
     with arbiter_of(first) as arbiter:
@@ -361,7 +361,7 @@ def test_spectator_crosstable_and_koya_breakdown_match_the_standings(
     path: Path, tracker_factory: Callable[..., RunningTracker], pages: Pages
 ) -> None:
     tracker = tracker_factory()
-    tf = load_tournament(str(path))
+    tf = read_file(str(path))
     tid = tf.opened.tournament
     with arbiter_of(tracker) as arbiter:
         seq = arbiter.submit_all(events_of(tf))
@@ -432,7 +432,7 @@ def test_arbiter_submits_and_corrects_a_result_and_spectators_see_both(
     tracker_factory: Callable[..., RunningTracker], pages: Pages
 ) -> None:
     tracker = tracker_factory()
-    tf = load_tournament(str(data_file("fide-tec-exercise16-rr6.trf"))).until_round(2)
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf"))).until_round(2)
     tid = tf.opened.tournament
     with arbiter_of(tracker) as arbiter_ws:
         seq = arbiter_ws.submit_all(events_of(tf))
@@ -626,7 +626,7 @@ def test_screenshots_of_the_pages_for_the_readme(
     tracker_factory: Callable[..., RunningTracker], pages: Pages, tmp_path: Path
 ) -> None:
     tracker = tracker_factory()
-    tf = load_tournament(str(data_file("sinquefield-cup-2021.trf")))
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
     tid = tf.opened.tournament
     # after round 6 and two games of round 7: provisional values, a round with missing results
     events = [e for e in tf.events if getattr(e, "round", 0) <= 6]

@@ -21,11 +21,11 @@ from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import RunningTracker, data_file
 from tests.wsclient import recv, recv_until, reply_to, send, submit
-from tracker.cli import load_tournament
 from tracker.client import replay_ws
 from tracker.core.events import Player, TournamentOpened
 from tracker.core.standings import standings, standings_json
 from tracker.formats import state_from
+from tracker.formats.files import read_file
 
 SINQUEFIELD = data_file("sinquefield-cup-2021.trf")
 EXERCISE = data_file("fide-tec-exercise16-rr6.trf")
@@ -55,7 +55,7 @@ def comparable(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 async def test_subscriber_sees_snapshot_then_one_update_per_result_and_final_rows_match_offline(
     tracker_server: RunningTracker,
 ) -> None:
-    tf = load_tournament(str(SINQUEFIELD))
+    tf = read_file(str(SINQUEFIELD))
     tid = tf.opened.tournament
     async with connect(tracker_server.ws_url) as ws:
         await send(ws, {"type": "subscribe", "tournament": tid})
@@ -81,7 +81,7 @@ async def test_subscriber_sees_snapshot_then_one_update_per_result_and_final_row
 
 
 async def test_update_says_what_changed_and_why(tracker_server: RunningTracker) -> None:
-    tf = load_tournament(str(EXERCISE))
+    tf = read_file(str(EXERCISE))
     async with connect(tracker_server.ws_url) as ws:
         await submit(ws, tracker_server.token, tf.opened)
         assert (await reply_to(ws, tf.opened.id))["type"] == "ack"
@@ -96,7 +96,7 @@ async def test_update_says_what_changed_and_why(tracker_server: RunningTracker) 
 
 
 async def test_resubscribing_with_since_fills_the_gap_without_duplicates(tracker_server: RunningTracker) -> None:
-    tf = load_tournament(str(SINQUEFIELD))
+    tf = read_file(str(SINQUEFIELD))
     tid = tf.opened.tournament
     first_half = tf.until_round(4)
     seen: list[int] = []
@@ -121,7 +121,7 @@ async def test_resubscribing_with_since_fills_the_gap_without_duplicates(tracker
 
 async def test_resume_from_a_seq_no_longer_kept_gets_a_fresh_snapshot(tracker_factory: Any) -> None:
     server = tracker_factory()
-    tf = load_tournament(str(SINQUEFIELD))
+    tf = read_file(str(SINQUEFIELD))
     await replay_ws(tf, server.ws_url, server.token)
     async with connect(server.ws_url) as ws:
         await send(ws, {"type": "subscribe", "tournament": tf.opened.tournament, "since": 10**6})
@@ -131,7 +131,7 @@ async def test_resume_from_a_seq_no_longer_kept_gets_a_fresh_snapshot(tracker_fa
 
 def test_sigkill_mid_replay_loses_no_acknowledged_event_and_the_replay_resumes(tracker_factory: Any) -> None:
     server = tracker_factory()
-    tf = load_tournament(str(SINQUEFIELD))
+    tf = read_file(str(SINQUEFIELD))
     acked: list[str] = []
 
     async def replay_until_killed() -> None:
@@ -344,7 +344,7 @@ def masked_text_frame(text: str) -> bytes:
 
 async def test_sigterm_closes_clients_with_going_away_and_keeps_the_journal(tracker_factory: Any) -> None:
     server = tracker_factory()
-    tf = load_tournament(str(EXERCISE))
+    tf = read_file(str(EXERCISE))
     await replay_ws(tf, server.ws_url, server.token)
     async with connect(server.ws_url) as ws:
         await send(ws, {"type": "subscribe", "tournament": tf.opened.tournament})

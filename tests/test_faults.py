@@ -42,7 +42,6 @@ from tests.conftest import TOKEN, RunningTracker, data_file
 from tests.reliability_log import record
 from tests.test_hostile import http_json
 from tests.wsclient import recv, recv_until, reply_to, send, submit
-from tracker.cli import load_tournament
 from tracker.core.apply import fold
 from tracker.core.crosstable import Tournament
 from tracker.core.events import (
@@ -56,6 +55,7 @@ from tracker.core.events import (
 )
 from tracker.core.standings import standings, standings_json
 from tracker.formats import TournamentFile, state_from
+from tracker.formats.files import read_file
 
 Factory = Callable[..., RunningTracker]
 EXERCISE = data_file("fide-tec-exercise16-rr6.trf")
@@ -224,7 +224,7 @@ def fault_scenario(
 def test_a_full_disk_rejects_submits_with_a_reason_and_nothing_is_acknowledged(
     tracker_factory: Factory, small_disk: Path
 ) -> None:
-    tf = load_tournament(str(EXERCISE))
+    tf = read_file(str(EXERCISE))
     server = tracker_factory(data_dir=small_disk / "data")
     filler: list[Path] = []
 
@@ -257,7 +257,7 @@ def test_a_full_disk_rejects_submits_with_a_reason_and_nothing_is_acknowledged(
 def test_a_read_only_journal_rejects_submits_with_a_reason_and_nothing_is_acknowledged(
     tracker_factory: Factory,
 ) -> None:
-    tf = load_tournament(str(EXERCISE))
+    tf = read_file(str(EXERCISE))
     server = tracker_factory()
     journal = server.data_dir / "journal.sqlite3"
     counts = fault_scenario(

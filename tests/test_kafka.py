@@ -32,7 +32,6 @@ from tests.builders import berger, schedule_of
 from tests.conftest import RunningTracker, data_file
 from tests.kafka_fixtures import Broker, Gateway, kafka_module_broker  # noqa: F401  (a fixture)
 from tests.wsclient import Message, recv, recv_until, send
-from tracker.cli import load_tournament
 from tracker.core.events import (
     ByeRecorded,
     ByeVoided,
@@ -49,6 +48,7 @@ from tracker.core.events import (
 )
 from tracker.core.standings import standings, standings_json
 from tracker.formats import TournamentFile, state_from
+from tracker.formats.files import read_file
 from tracker.formats.trf import export_trf
 from tracker.kafka.producer import produce_events
 
@@ -102,7 +102,7 @@ async def test_a_replayed_file_reaches_websocket_subscribers_with_the_offline_st
     deployment: tuple[Broker, Gateway],
 ) -> None:
     broker, gateway = deployment
-    tf = load_tournament(str(SINQUEFIELD), "e2e-sinquefield")
+    tf = read_file(str(SINQUEFIELD), "e2e-sinquefield")
     last = 1 + len(tf.events)
     async with connect(gateway.ws_url) as ws:
         await send(ws, {"type": "subscribe", "tournament": "e2e-sinquefield"})
@@ -148,7 +148,7 @@ async def test_a_gateway_started_later_serves_the_latest_standings_from_the_snap
     deployment: tuple[Broker, Gateway],
 ) -> None:
     broker, gateway = deployment
-    tf = load_tournament(str(data_file("fide-tec-exercise16-rr6.trf")), "late-gateway")
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")), "late-gateway")
     last = 1 + len(tf.events)
     assert await produce_events([tf.opened, *tf.events], broker.url) == last
     seen = await follow(broker, gateway.ws_url, "late-gateway", last)
@@ -165,7 +165,7 @@ async def test_a_restarted_worker_recovers_the_table_and_redelivered_events_chan
     deployment: tuple[Broker, Gateway],
 ) -> None:
     broker, gateway = deployment
-    tf = load_tournament(str(TEST_DATA / "double.trf"), "restart-double")
+    tf = read_file(str(TEST_DATA / "double.trf"), "restart-double")
     events = [tf.opened, *tf.events]
     half = len(events) // 2
     await produce_events(events[:half], broker.url)

@@ -24,9 +24,9 @@ from tests.kafka_fixtures import (
 )
 from tests.reliability_log import record
 from tests.wsclient import Message, recv, send
-from tracker.cli import load_tournament
 from tracker.core.standings import standings, standings_json
 from tracker.formats import TournamentFile, state_from
+from tracker.formats.files import read_file
 from tracker.kafka.producer import produce_events
 from tracker.kafka.topics import DEAD_LETTERS, STANDINGS
 
@@ -53,7 +53,7 @@ def tournaments() -> dict[str, TournamentFile]:
         tid = next(
             f"failover-{path.stem}-{k}" for k in range(1000) if partition_of(f"failover-{path.stem}-{k}") == want
         )
-        chosen[tid] = load_tournament(str(path), tid)
+        chosen[tid] = read_file(str(path), tid)
     return chosen
 
 

@@ -33,10 +33,10 @@ from tests.kafka_fixtures import (
 )
 from tests.reliability_log import record
 from tests.wsclient import Message, recv, reply_to, send, submit
-from tracker.cli import load_tournament
 from tracker.core.events import Event
 from tracker.core.standings import standings, standings_json
 from tracker.formats import TournamentFile, state_from
+from tracker.formats.files import read_file
 from tracker.kafka.producer import produce_events
 from tracker.kafka.topics import DEAD_LETTERS, STANDINGS
 
@@ -51,7 +51,7 @@ GATEWAY_KILLED = "gateway SIGKILLed mid-stream; its 10 clients resubscribed on a
 
 
 def load(name: Path, tid: str) -> TournamentFile:
-    return load_tournament(str(name), tid)
+    return read_file(str(name), tid)
 
 
 def offline_rows(tf: TournamentFile) -> list[dict[str, Any]]:

@@ -25,9 +25,9 @@ from faust.types import TP
 from tests.conftest import data_file
 from tests.kafka_fixtures import Broker, kafka_broker, partition_of, read_topic  # noqa: F401  (a fixture)
 from tests.reliability_log import record
-from tracker.cli import load_tournament
 from tracker.core.standings import standings, standings_json
 from tracker.formats import state_from
+from tracker.formats.files import read_file
 from tracker.kafka import worker
 from tracker.kafka.processing import Outcome
 from tracker.kafka.producer import produce_events
@@ -298,7 +298,7 @@ async def test_a_worker_applies_records_its_group_committed_past(
 ) -> None:
     broker = kafka_broker
     tid = "progress-fide"
-    tf = load_tournament(str(FILE), tid)
+    tf = read_file(str(FILE), tid)
     events = [tf.opened, *tf.events]
     first, rest = events[:6], events[6:]
     tp = TopicPartition(RESULTS, partition_of(tid))

@@ -574,9 +574,9 @@ def test_sixteen_player_last_round_is_exact() -> None:
 
 def live_sinquefield(rounds: int) -> Tournament:
     from tests.conftest import data_file
-    from tracker.cli import load_tournament
+    from tracker.formats.files import read_file
 
-    tf = load_tournament(str(data_file("sinquefield-cup-2021.trf")))
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
     state: Tournament | None = None
     for event in [tf.opened, *(e for e in tf.events if getattr(e, "round", 0) <= rounds)]:
         state, _ = fold(state, event)

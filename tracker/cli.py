@@ -32,32 +32,12 @@ from tracker.core.errors import TrackerError
 from tracker.core.standings import Standings, format_points, standings, standings_json
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
 from tracker.formats import TournamentFile, state_from
+from tracker.formats.files import read_file
 
 DEMO_FILE = "sinquefield-cup-2021.trf"
 
 console = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
-
-
-def load_tournament(path: str, tournament_id: str | None = None) -> TournamentFile:
-    """Read a TRF or PGN file (by extension; TRF otherwise).  Raises FormatError."""
-    from tracker.core.errors import FormatError
-
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise FormatError(path, 0, f"cannot read the file: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # TRF files from older arbiter programs
-    if path.lower().endswith(".pgn"):
-        from tracker.formats.pgn import parse_pgn
-
-        return parse_pgn(text, path, tournament_id)
-    from tracker.formats.trf import parse_trf
-
-    return parse_trf(text, path, tournament_id)
 
 
 def demo_file() -> str:
@@ -68,7 +48,7 @@ def demo_file() -> str:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    tf = load_tournament(args.file)
+    tf = read_file(args.file)
     if args.after_round is not None:
         tf = tf.until_round(args.after_round)
     changes: dict[str, object] = {}
@@ -181,7 +161,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     demo = None
     if args.demo:
-        tf = load_tournament(demo_file())
+        tf = read_file(demo_file())
 
         def demo(port: int) -> asyncio.Task[object]:
             return asyncio.create_task(_run_demo(tf, config, port, args.rate or 0.7))
@@ -233,7 +213,7 @@ async def _narrate(url: str, tournament: str, last_seq: int) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    tf = load_tournament(args.file, args.tournament)
+    tf = read_file(args.file, args.tournament)
     total = 1 + len(tf.events)
     if args.broker:
         from tracker.kafka.producer import replay_kafka
