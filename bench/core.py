@@ -30,8 +30,8 @@ from bench.common import (
     timed,
 )
 from bench.scenario import tournament
-from tracker.core.apply import apply, describe, diff, fold
-from tracker.core.rebuild import rebuild_standings
+from tracker.core.apply import apply, describe, diff, step
+from tracker.core.reference import rebuild_standings
 from tracker.core.standings import standings
 
 TARGETS = {24: (10.0, 50.0), 100: (50.0, None)}  # players -> (min ratio, max median µs)
@@ -48,7 +48,7 @@ def measure(n: int, count: int, every: int, seed: int = 7) -> dict[str, list[flo
         live, update = apply(None, opened)
         assert update is not None
         previous = update.standings
-        shadow, _ = fold(None, opened)
+        shadow, _ = step(None, opened)
         for pos, event in enumerate(results):
             a = clock()
             live, update = apply(live, event, previous)
@@ -57,7 +57,7 @@ def measure(n: int, count: int, every: int, seed: int = 7) -> dict[str, list[flo
             previous = update.standings
             spent = (b - a) / 1000
             inc.append(spent)
-            shadow, _ = fold(shadow, event)
+            shadow, _ = step(shadow, event)
             if (pos + k) % every == 0:
                 a = clock()
                 rebuilt = rebuild_standings(shadow)
@@ -79,7 +79,7 @@ def breakdown(n: int, count: int, seed: int = 19) -> dict[str, float]:
         previous = update.standings
         for event in results:
             a = clock()
-            live, change = fold(live, event)
+            live, change = step(live, event)
             b = clock()
             after = standings(live)
             c = clock()

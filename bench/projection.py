@@ -27,7 +27,7 @@ from websockets.asyncio.client import connect
 from bench.common import Result, Row, Sizes, fmt_ms, median, percentile, python, say, timed
 from bench.procs import kill_all, start_tracker
 from bench.scenario import tournament
-from tracker.core.apply import fold
+from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import ResultCorrected, encode_event
 from tracker.core.projection import project
@@ -41,10 +41,10 @@ SUBMITS = 16
 def state_before(rounds_left: int, seed: int = 21) -> Tournament:
     opened, results = tournament("projection-rr16", PLAYERS, seed)
     last = max(e.round for e in results)
-    t, _ = fold(None, opened)
+    t, _ = step(None, opened)
     for event in results:
         if event.round <= last - rounds_left:
-            t, _ = fold(t, event)
+            t, _ = step(t, event)
     return t
 
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Final
 
-from tracker.core.apply import fold
+from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import (
     DEFAULT_TIEBREAKS,
@@ -110,7 +110,7 @@ def fold_all(events: Iterable[Event], state: Tournament | None = None) -> Tourna
     """Fold ``events`` in order (the first must open the tournament when ``state`` is None)."""
     t = state
     for event in events:
-        t, _ = fold(t, event)
+        t, _ = step(t, event)
     assert t is not None, "no events"
     return t
 

@@ -42,7 +42,7 @@ from tests.conftest import TOKEN, RunningTracker, data_file
 from tests.reliability_log import record
 from tests.test_hostile import http_json
 from tests.wsclient import recv, recv_until, reply_to, send, submit
-from tracker.core.apply import fold
+from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import (
     Event,
@@ -80,7 +80,7 @@ def journal_fold(data_dir: Path) -> dict[str, Tournament]:
         states: dict[str, Tournament] = {}
         for (body,) in db.execute("SELECT body FROM events ORDER BY pos"):
             event = decode_event(bytes(body))
-            states[event.tournament], _ = fold(states.get(event.tournament), event)
+            states[event.tournament], _ = step(states.get(event.tournament), event)
         return states
     finally:
         db.close()

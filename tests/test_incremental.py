@@ -7,8 +7,8 @@ forfeits, double forfeits, byes for the free player of an odd n, requested
 byes in place of a game — and mixes in re-deliveries, corrections, voids,
 withdrawals and events that must be rejected.  After every event:
 
-* the incremental sums equal :func:`tracker.core.rebuild.rebuild_sums`;
-* the standings equal :func:`tracker.core.rebuild.rebuild_standings`;
+* the incremental sums equal :func:`tracker.core.reference.rebuild_sums`;
+* the standings equal :func:`tracker.core.reference.rebuild_standings`;
 * a re-delivered or rejected event changed nothing at all.
 """
 
@@ -25,7 +25,7 @@ from tracker.core.apply import apply
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import GAME_RESULTS, ByeKind, Event, GameResult
-from tracker.core.rebuild import incremental_sums, rebuild_standings, rebuild_sums
+from tracker.core.reference import incremental_sums, rebuild_standings, rebuild_sums
 from tracker.core.standings import Standings, standings
 
 LIMIT_CODES = {-2: "KS/L-2", -1: "KS/L-1", 0: "KS", 1: "KS/L+1", 2: "KS/L+2"}

@@ -21,7 +21,7 @@ from typing import Final
 
 import pytest
 
-from tracker.core.apply import fold
+from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import (
     DEFAULT_TIEBREAKS,
@@ -119,7 +119,7 @@ class Case:
     def tournament(self, extra: Iterable[Event] = ()) -> Tournament:
         t = None
         for event in [*self.events, *extra]:
-            t, _ = fold(t, event)
+            t, _ = step(t, event)
         assert t is not None
         return t
 
@@ -261,7 +261,7 @@ def corrections_walk(case: Case, outcomes: Iterable[Sequence[GameResult]]) -> Tr
         else:
             for (r, w, b), old, new in zip(case.pending, current, outcome, strict=True):
                 if old != new:
-                    t, _ = fold(t, ResultCorrected(_id(), TID, r, w, b, new))
+                    t, _ = step(t, ResultCorrected(_id(), TID, r, w, b, new))
         current = list(outcome)
         truth.observe(outcome, standings(t))
     return truth
@@ -467,7 +467,7 @@ def test_unscheduled_remaining_games_have_no_round_and_alternate_colours() -> No
     ]
     t = None
     for e in events:
-        t, _ = fold(t, e)
+        t, _ = step(t, e)
     assert t is not None
     p = project(t)
     assert p.exact and p.remaining == 4
@@ -579,7 +579,7 @@ def live_sinquefield(rounds: int) -> Tournament:
     tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
     state: Tournament | None = None
     for event in [tf.opened, *(e for e in tf.events if getattr(e, "round", 0) <= rounds)]:
-        state, _ = fold(state, event)
+        state, _ = step(state, event)
     assert state is not None
     return state
 

@@ -3,7 +3,7 @@
 Every expected value is worked out by hand in the test's comment, from
 DESIGN.md §2 (FIDE C.07, 2026; the FIDE TEC tie-break server's readings).
 Each folded tournament is also checked against the from-scratch sums of
-:mod:`tracker.core.rebuild`, so a test fails when the incremental state and
+:mod:`tracker.core.reference`, so a test fails when the incremental state and
 the rule disagree, whichever is wrong.
 
 Notation: ``1–4 1-0`` is start number 1 (White) beating 4.  "G" is the
@@ -36,11 +36,11 @@ from tests.builders import (
     void,
     withdraw,
 )
-from tracker.core.apply import QualificationChange, apply, fold
+from tracker.core.apply import QualificationChange, apply, step
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer, UnknownTournament
 from tracker.core.events import DEFAULT_TIEBREAKS, Event, ResultRecorded, Scoring
-from tracker.core.rebuild import incremental_sums, rebuild_standings, rebuild_sums
+from tracker.core.reference import incremental_sums, rebuild_standings, rebuild_sums
 from tracker.core.standings import Standings, standings
 
 HALF = Fraction(1, 2)
@@ -643,7 +643,7 @@ def test_double_round_robin_with_spare_rounds_accepts_the_second_cycle() -> None
     # 4 players, double round robin announced with 8 rounds (6 needed).  The
     # Berger table's second cycle starts in round 4; 2–1 there is the return game.
     t, _ = settle([opened(4, format="double", rounds=8), game(1, 1, 2, "1-0")])
-    fold(t, game(4, 2, 1, "1-0"))
+    step(t, game(4, 2, 1, "1-0"))
     assert t.games[0] == 2
 
 
@@ -681,7 +681,7 @@ def test_event_for_another_tournament_is_rejected(started: Tournament) -> None:
 def test_odd_round_robin_with_too_few_rounds_is_rejected() -> None:
     # 3 players play 3 games, one per round: 2 rounds cannot hold them.
     with pytest.raises(EventRejected):
-        fold(None, opened(3, rounds=2))
+        step(None, opened(3, rounds=2))
 
 
 # -- corrections, voids and re-deliveries ------------------------------------------------------
@@ -715,7 +715,7 @@ def test_void_returns_the_game_to_pending() -> None:
     assert s.rows == standings(fresh).rows
     # and it can be recorded again
     again, _ = settle([opened(4), game(1, 2, 3, "1/2-1/2"), game(1, 1, 4, "1-0")])
-    assert fold(voided, game(1, 1, 4, "1-0"))[0] is voided
+    assert step(voided, game(1, 1, 4, "1-0"))[0] is voided
     assert incremental_sums(voided) == incremental_sums(again)
 
 

@@ -81,7 +81,7 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from tracker.core.crosstable import RESULT_OF_CODES
+from tracker.core.codes import RESULT_OF_CODES
 from tracker.core.errors import FormatError, TrackerError
 from tracker.core.events import (
     ByeKind,

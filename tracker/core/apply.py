@@ -1,11 +1,12 @@
 """The one transition function, and the diff live subscribers receive.
 
-``apply(state, event)`` validates the event against the state (raising
-:class:`~tracker.core.errors.EventRejected` with nothing changed), applies it
-incrementally and returns the :class:`Update`: the new standings, the rows
-that changed, who entered or left each player's qualifying set, and the
-event that caused it.  :func:`fold` is the same transition without standings
-or diff, for replaying a journal on start.
+``step(state, event)`` is the transition: it validates the event against
+the state (raising :class:`~tracker.core.errors.EventRejected` with nothing
+changed) and applies it to the state *in place*, O(n).  ``fold(events)``
+steps through many events (a journal on start, a file); ``apply(state,
+event)`` steps and returns the :class:`Update` live subscribers receive: the
+new standings, the rows that changed, who entered or left each player's
+qualifying set, and the event that caused it.
 
 Re-delivering an event whose id the tournament has applied returns no update
 and changes nothing.
@@ -13,19 +14,12 @@ and changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tracker.core.crosstable import (
-    Entry,
-    Tournament,
-    bye_entry,
-    check_new_game,
-    existing_game,
-    game_entries,
-    open_tournament,
-    require_tournament,
-)
+from tracker.core.checks import check_new_game, check_opened, existing_game, require_tournament
+from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer
 from tracker.core.events import (
     ByeRecorded,
@@ -78,7 +72,7 @@ class Update:
     summary: str
 
 
-def fold(state: Tournament | None, event: Event, *, explain: bool = True) -> tuple[Tournament, Change | None]:
+def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tuple[Tournament, Change | None]:
     """Apply ``event`` to ``state`` in place; return the state and what changed.
 
     ``state`` is ``None`` before the tournament is opened.  Returns a ``None``
@@ -93,7 +87,8 @@ def fold(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
             if event.id in state.applied:
                 return state, None
             raise EventRejected(f"tournament {event.tournament!r} is already open", code="already-open")
-        t = open_tournament(event)
+        check_opened(event)
+        t = Tournament(event)
         t.seq = 1
         return t, Change((), (), (), ())
     t = require_tournament(state, event)
@@ -155,6 +150,18 @@ def fold(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     )
 
 
+def fold(events: Iterable[Event], state: Tournament | None = None) -> Tournament | None:
+    """Step through ``events`` (in place when ``state`` is given); return the state, ``None`` for no events.
+
+    Working out who entered or left a qualifying set is skipped: a replay
+    needs the state, not the story.  Raises :class:`EventRejected` at the
+    first invalid event; the events before it stay applied.
+    """
+    for event in events:
+        state, _ = step(state, event, explain=False)
+    return state
+
+
 def apply(
     state: Tournament | None, event: Event, previous: Standings | None = None
 ) -> tuple[Tournament, Update | None]:
@@ -167,7 +174,7 @@ def apply(
     """
     if previous is None and state is not None:
         previous = standings(state)
-    t, change = fold(state, event)
+    t, change = step(state, event)
     if change is None:
         return t, None
     after = standings(t)
@@ -274,4 +281,4 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
     return head + (": " + ", ".join(parts) if parts else "")
 
 
-__all__ = ["Change", "Entry", "QualificationChange", "Update", "apply", "describe", "diff", "fold"]
+__all__ = ["Change", "Entry", "QualificationChange", "Update", "apply", "describe", "diff", "fold", "step"]

@@ -20,14 +20,15 @@ Changing one game touches only what it can change (O(n) per result):
    in Koya;
 4. the new game's contributions are added with the new values.
 
-:func:`tracker.core.rebuild.rebuild_sums` computes the same sums from the entries alone; a property
+:func:`tracker.core.reference.rebuild_sums` computes the same sums from the entries alone; a property
 test checks that both always agree.
 
 The Koya line (C.07 §9.2, §14.5)
 --------------------------------
 
-An opponent qualifies when ``score ≥ win × G / 2 + limit × win / 2``, tested
-as ``2·score ≥ win·(G + limit)`` in integer units.  ``G`` is:
+An opponent qualifies when ``score ≥ win × G / 2 + limit × win / 2``
+(:func:`tracker.core.tiebreaks.koya_threshold` and
+:func:`~tracker.core.tiebreaks.qualifies`, the one place that says so).  ``G`` is:
 
 * once every game is in: the number of games a participant can play,
   ``(n − 1) × cycles`` (basis ``games``, the FIDE TEC reading), less the
@@ -45,38 +46,16 @@ in the player's score.  Forfeits and double forfeits are games (§15.2).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Final
 
-from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer, UnknownTournament
-from tracker.core.events import (
-    ByeKind,
-    ByeRecorded,
-    Event,
-    GameResult,
-    PlayerWithdrawn,
-    ResultCorrected,
-    ResultRecorded,
-    ResultVoided,
-    Scoring,
-    TournamentOpened,
-)
+from tracker.core.checks import rounds_needed
+from tracker.core.codes import BYE_CODES, GAME_CODES, RESULT_OF_CODES, SHORT_CODES, code_units
+from tracker.core.errors import UnknownPlayer
+from tracker.core.events import ByeKind, GameResult, TournamentOpened
 from tracker.core.scoring import Units, units_of
-from tracker.core.tiebreaks import TieBreak, parse_tiebreaks
+from tracker.core.tiebreaks import TieBreak, final_games, koya_threshold, parse_tiebreaks, qualifies
 
 BYE: Final = -1
-
-#: TRF result codes per game result: (white's code, black's code).
-_GAME_CODES: Final[dict[GameResult, tuple[str, str]]] = {
-    "1-0": ("1", "0"),
-    "1/2-1/2": ("=", "="),
-    "0-1": ("0", "1"),
-    "+-": ("+", "-"),
-    "-+": ("-", "+"),
-    "--": ("-", "-"),
-}
-_SHORT_CODES: Final = {"1": "W", "=": "D", "0": "L"}
-_BYE_CODES: Final[dict[ByeKind, str]] = {"full": "F", "half": "H", "zero": "Z", "pab": "U"}
 
 
 @dataclass(slots=True)
@@ -198,10 +177,8 @@ class Tournament:
     def line_games(self, i: int) -> int:
         """``G`` in the Koya line for player ``i`` (see the module docstring)."""
         if self.complete:
-            if self.basis == "rounds":
-                return self.rounds
             never_paired = sum(1 for g in self.games if g == 0)
-            return (self.n - 1) * self.cycles - never_paired
+            return final_games(self.n, self.cycles, self.rounds, self.basis, never_paired)
         if self.provisional_basis == "percentage":
             return self.games[i] if self.basis == "games" else len(self.entries[i])
         if self.provisional_basis == "max-games":
@@ -219,7 +196,7 @@ class Tournament:
         return [len(e) for e in self.entries]
 
     def _line(self, i: int, limit: int) -> bool:
-        return 2 * self.score[i] >= self.units.win * (self.line_games(i) + limit)
+        return qualifies(self.score[i], koya_threshold(self.units.win, self.line_games(i), limit))
 
     def _line_key(self) -> tuple[bool, int]:
         """Changes whenever the line can move for players other than the two of a game."""
@@ -253,11 +230,6 @@ class Tournament:
             )
             self.results_cache[i] = cached
         return cached
-
-    def qualifying_opponents(self, i: int, limit: int = 0) -> list[int]:
-        """Indices of the opponents of ``i`` who are on or above the line."""
-        q = self.qualified[limit]
-        return sorted({e.opponent for e in self.entries[i].values() if e.is_game and q[e.opponent]})
 
     def points_against(self, i: int, j: int) -> int:
         """Units ``i`` scored in all games against ``j``."""
@@ -402,48 +374,20 @@ def game_entries(
 ) -> tuple[Entry, Entry]:
     """The two entries a game result makes (forfeits per C.07 §15.2)."""
     u = t.units
-    cw, cb = _GAME_CODES[result]
+    cw, cb = GAME_CODES[result]
     played = result in ("1-0", "1/2-1/2", "0-1")
     if played and short:
-        cw, cb = _SHORT_CODES[cw], _SHORT_CODES[cb]
+        cw, cb = SHORT_CODES[cw], SHORT_CODES[cb]
     return (
-        Entry(round_, black, True, cw, _code_units(u, cw), played),
-        Entry(round_, white, False, cb, _code_units(u, cb), played),
+        Entry(round_, black, True, cw, code_units(u, cw), played),
+        Entry(round_, white, False, cb, code_units(u, cb), played),
     )
 
 
 def bye_entry(t: Tournament, round_: int, kind: ByeKind) -> Entry:
     """The entry of a bye (no opponent; never adds to Koya or SB)."""
-    code = _BYE_CODES[kind]
-    return Entry(round_, BYE, False, code, _code_units(t.units, code), code == "U")
-
-
-def _code_units(u: Units, code: str) -> int:
-    return {
-        "1": u.win,
-        "W": u.win,
-        "=": u.draw,
-        "D": u.draw,
-        "0": u.loss,
-        "L": u.loss,
-        "+": u.forfeit_win,
-        "-": u.forfeit_loss,
-        "F": u.full_bye,
-        "H": u.half_bye,
-        "Z": u.zero_bye,
-        "U": u.pab,
-    }[code]
-
-
-#: (White's TRF code, Black's TRF code) → (result token, short).
-RESULT_OF_CODES: Final[dict[tuple[str, str], tuple[GameResult, bool]]] = {
-    **{codes: (result, False) for result, codes in _GAME_CODES.items()},
-    **{
-        (_SHORT_CODES[w], _SHORT_CODES[b]): (result, True)
-        for result, (w, b) in _GAME_CODES.items()
-        if w in _SHORT_CODES and b in _SHORT_CODES
-    },
-}
+    code = BYE_CODES[kind]
+    return Entry(round_, BYE, False, code, code_units(t.units, code), code == "U")
 
 
 def game_result(white: Entry, black: Entry) -> tuple[GameResult, bool]:
@@ -451,154 +395,4 @@ def game_result(white: Entry, black: Entry) -> tuple[GameResult, bool]:
     return RESULT_OF_CODES[(white.code, black.code)]
 
 
-# -- validation -------------------------------------------------------------
-
-
-def rounds_needed(n: int, cycles: int) -> int:
-    """Rounds a round robin of ``n`` players needs: n − 1 per cycle, n when n is odd."""
-    return (n - 1 if n % 2 == 0 else n) * cycles
-
-
-POINTS_STEP: Final = Decimal("0.001")
-
-
-def check_scoring(scoring: Scoring) -> None:
-    """Refuse scoring values TRF cannot hold: beyond ±9999.999, finer than 0.001, NaN or infinite.
-
-    Checked before any value becomes a Fraction: ``1e999999999`` would take forever to convert, and a
-    value beyond a float's range cannot be sent as a JSON number.  Raises :class:`EventRejected`
-    (``invalid-tournament``).
-    """
-    for name in scoring.__struct_fields__:
-        value: Decimal | None = getattr(scoring, name)
-        if value is None:
-            continue
-        # adjusted() (the exponent of the leading digit) needs no context: 1e999999999 is refused before any arithmetic
-        if not value.is_finite() or value.adjusted() > 3 or value != value.quantize(POINTS_STEP):
-            raise EventRejected(
-                f"scoring {name.replace('_', ' ')} must be a number of points between -9999.999 and 9999.999 "
-                "with at most 3 decimals",
-                code="invalid-tournament",
-            )
-    if scoring.win <= 0:
-        raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
-
-
-def open_tournament(event: TournamentOpened) -> Tournament:
-    """A new tournament from its opening event.
-
-    Raises :class:`EventRejected` for a set-up tracker cannot track: repeated
-    start numbers, too few rounds for the round robin, an unknown tie-break
-    code, a schedule naming unknown players or pairing a player twice.
-    """
-    numbers = [p.start_no for p in event.players]
-    if len(set(numbers)) != len(numbers):
-        raise EventRejected("two players share a start number", code="invalid-tournament")
-    check_scoring(event.scoring)
-    cycles = 2 if event.format == "double" else 1
-    n = len(numbers)
-    needed = rounds_needed(n, cycles)
-    if event.rounds is not None and event.rounds < needed:
-        raise EventRejected(
-            f"{n} players need at least {needed} rounds in a {event.format} round robin, not {event.rounds}",
-            code="invalid-tournament",
-        )
-    parse_tiebreaks(event.tiebreaks)
-    if event.schedule is not None:
-        known = set(numbers)
-        limit = event.rounds if event.rounds is not None else needed
-        if len(event.schedule) > limit:
-            raise EventRejected("the schedule has more rounds than the tournament", code="invalid-tournament")
-        for r, pairs in enumerate(event.schedule, start=1):
-            seen: set[int] = set()
-            for w, b in pairs:
-                if w not in known or b not in known or w == b or w in seen or b in seen:
-                    raise EventRejected(f"round {r} of the schedule pairs {w} and {b}", code="invalid-tournament")
-                seen.update((w, b))
-    return Tournament(event)
-
-
-def check_game(t: Tournament, event: ResultRecorded | ResultCorrected | ResultVoided) -> tuple[int, int]:
-    """Indices of white and black after checking the pairing itself.
-
-    Raises :class:`UnknownPlayer` or :class:`InvalidPairing`.
-    """
-    w, b = t.player(event.white), t.player(event.black)
-    if w == b:
-        raise InvalidPairing(f"player {event.white} cannot play himself")
-    if event.round > t.rounds:
-        raise InvalidPairing(f"round {event.round} is beyond the tournament's {t.rounds} rounds")
-    return w, b
-
-
-def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
-    """Indices of white and black for a new result, after every pairing rule.
-
-    Raises :class:`InvalidPairing` when either player already has a result
-    in the round, the pair has met as often as the format allows (or already
-    in this cycle), or the pairing is not in the published schedule.
-    """
-    w, b = check_game(t, event)
-    r = event.round
-    for p, number in ((w, event.white), (b, event.black)):
-        if r in t.entries[p]:
-            other = t.entries[p][r]
-            what = "a bye" if not other.is_game else f"a game against {t.start_nos[other.opponent]}"
-            raise InvalidPairing(
-                f"player {number} already has {what} in round {r}; send result_corrected to change a result",
-                code="duplicate-result" if other.is_game and other.opponent in (w, b) else "invalid-pairing",
-            )
-    met = t.games_between(w, b)
-    if len(met) >= t.cycles:
-        raise InvalidPairing(
-            f"players {event.white} and {event.black} have already met {len(met)} time(s) (rounds {met})"
-        )
-    per_cycle = rounds_needed(t.n, 1)
-    cycle = (r - 1) // per_cycle
-    if any((m - 1) // per_cycle == cycle for m in met):
-        raise InvalidPairing(f"players {event.white} and {event.black} already met in this cycle (round {met[0]})")
-    if t.schedule is not None:
-        pairs = t.schedule.get(r, set())
-        if (w, b) not in pairs:
-            hint = " (colours reversed)" if (b, w) in pairs else ""
-            raise InvalidPairing(f"round {r} of the schedule has no game {event.white}–{event.black}{hint}")
-    return w, b
-
-
-def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple[int, int, Entry]:
-    """White, black and white's entry of a game that must already be recorded."""
-    w, b = check_game(t, event)
-    entry = t.entries[w].get(event.round)
-    if entry is None or entry.opponent != b or not entry.white:
-        raise EventRejected(
-            f"no result {event.white}–{event.black} is recorded in round {event.round}",
-            code="no-such-result",
-        )
-    return w, b, entry
-
-
-def require_tournament(t: Tournament | None, event: Event) -> Tournament:
-    if t is None:
-        raise UnknownTournament(f"no tournament {event.tournament!r} is open")
-    if t.id != event.tournament:
-        raise UnknownTournament(f"event for {event.tournament!r} sent to tournament {t.id!r}")
-    return t
-
-
-__all__ = [
-    "BYE",
-    "RESULT_OF_CODES",
-    "ByeRecorded",
-    "Entry",
-    "PlayerWithdrawn",
-    "Tournament",
-    "bye_entry",
-    "check_game",
-    "check_new_game",
-    "existing_game",
-    "game_entries",
-    "game_result",
-    "open_tournament",
-    "require_tournament",
-    "rounds_needed",
-]
+__all__ = ["BYE", "Entry", "Tournament", "bye_entry", "game_entries", "game_result"]

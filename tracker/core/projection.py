@@ -60,6 +60,7 @@ from typing import Final, Literal, TypedDict
 
 from tracker.core.crosstable import Tournament
 from tracker.core.events import GameResult
+from tracker.core.tiebreaks import final_games, koya_threshold, qualifies
 
 Status = Literal["clinched", "eliminated", "open"]
 
@@ -346,7 +347,7 @@ def _model(t: Tournament) -> _Model:
                 meetings[i][e.opponent] += 1
     score = list(t.score)
     wins = list(t.wins)
-    final_games = list(t.games)
+    games_at_end = list(t.games)
     # the rounds of each player's last real (non-VUR) result, remaining games included
     last_real = [max((r for r, e in t.entries[i].items() if not e.voluntarily_unplayed), default=0) for i in range(n)]
     games: list[_Game] = []
@@ -354,8 +355,8 @@ def _model(t: Tournament) -> _Model:
     for r, w, b in [] if t.complete else _remaining_games(t):
         game = _Game(r, w, b, _options(t, w, b))
         games.append(game)
-        final_games[w] += 1
-        final_games[b] += 1
+        games_at_end[w] += 1
+        games_at_end[b] += 1
         meetings[w][b] += 1
         meetings[b][w] += 1
         at = _LATER if r is None else r
@@ -373,8 +374,8 @@ def _model(t: Tournament) -> _Model:
             last_real[w] = max(last_real[w], at)
             last_real[b] = max(last_real[b], at)
     trailing = [sum(e.units for r, e in t.entries[i].items() if r > last_real[i] and not e.is_game) for i in range(n)]
-    never_paired = sum(1 for g in final_games if g == 0)
-    line_games = t.rounds if t.basis == "rounds" else (n - 1) * t.cycles - never_paired
+    never_paired = sum(1 for g in games_at_end if g == 0)
+    line_games = final_games(n, t.cycles, t.rounds, t.basis, never_paired)
     win = t.units.win
     return _Model(
         n=n,
@@ -384,7 +385,7 @@ def _model(t: Tournament) -> _Model:
         trailing=trailing,
         # meetings are at most 2 (double round robin): 2·Σ/1 or 2·Σ/2
         de_weight=[[2 // m if m else 0 for m in row] for row in meetings],
-        thresholds={limit: win * (line_games + limit) for limit in t.limits},
+        thresholds={limit: koya_threshold(win, line_games, limit) for limit in t.limits},
         order=tuple((tb.kind, tb.limit) for tb in t.tiebreaks),
         games=games,
         undecided=undecided,
@@ -504,7 +505,7 @@ class _Search:
         self.by_game: list[list[_Range | None]] = [[None] * len(g.options) for g in self.games]
 
     def run(self) -> _Range:
-        masks = tuple(sum(1 << i for i, s in enumerate(self.score) if 2 * s >= thr) for thr in self.thresholds)
+        masks = tuple(sum(1 << i for i, s in enumerate(self.score) if qualifies(s, thr)) for thr in self.thresholds)
         return self._node(0, masks)
 
     def _node(self, depth: int, masks: tuple[int, ...]) -> _Range:
@@ -534,9 +535,8 @@ class _Search:
             wins[b] += o.black_won
             cols[b][a] += ua
             cols[a][b] += ub
-            twice_a, twice_b = 2 * score[a], 2 * score[b]
             child_masks = tuple(
-                (mask & keep) | (bit_a if twice_a >= thr else 0) | (bit_b if twice_b >= thr else 0)
+                (mask & keep) | (bit_a if qualifies(score[a], thr) else 0) | (bit_b if qualifies(score[b], thr) else 0)
                 for mask, thr in zip(masks, self.thresholds, strict=True)
             )
             self.path.append((a, b, ua, ub))
@@ -608,10 +608,10 @@ class _Intervals:
     behind: list[int] = field(default_factory=list)  # players certainly behind
 
     def clinched(self, j: int) -> bool:
-        return 2 * self.s_min[j] >= self.threshold
+        return qualifies(self.s_min[j], self.threshold)
 
     def alive(self, j: int) -> bool:
-        return 2 * self.s_max[j] >= self.threshold
+        return qualifies(self.s_max[j], self.threshold)
 
 
 def _intervals(m: _Model) -> _Intervals:
@@ -658,8 +658,8 @@ def _bounds_given(iv: _Intervals, g: _Game, o: _Option) -> _Range:
     s_min = {a: iv.s_min[a] - lo_a + o.white, b: iv.s_min[b] - lo_b + o.black}
     s_max = {a: iv.s_max[a] - hi_a + o.white, b: iv.s_max[b] - hi_b + o.black}
     thr = iv.threshold
-    clinched = {p: 2 * s_min[p] >= thr for p in (a, b)}
-    alive = {p: 2 * s_max[p] >= thr for p in (a, b)}
+    clinched = {p: qualifies(s_min[p], thr) for p in (a, b)}
+    alive = {p: qualifies(s_max[p], thr) for p in (a, b)}
     ks_min, ks_max = iv.ks_min.copy(), iv.ks_max.copy()
     ahead, behind = iv.ahead.copy(), iv.behind.copy()
     for i in range(n):

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import NamedTuple, TypedDict
 
 from tracker.core.crosstable import Tournament
-from tracker.core.tiebreaks import TieBreak
+from tracker.core.tiebreaks import TieBreak, koya_threshold
 
 
 class Row(NamedTuple):
@@ -120,7 +120,7 @@ def standings(t: Tournament) -> Standings:
                     games=t.games[i],
                     withdrawn=t.withdrawn[i],
                     qualified=t.qualified[0][i],
-                    line=exact(win * lines[i], 2 * den),
+                    line=exact(koya_threshold(win, lines[i], 0), 2 * den),
                     results=t.results_of(i),
                 )
             )

@@ -19,7 +19,9 @@ Supported (FIDE C.07, 2026 edition, as it applies to round robins):
 ``KS``, ``KS/L±n``
     Koya (C.07 §9.2): points scored against the opponents whose score is at
     least 50% of the maximum, with the line moved by ``n`` half-win steps
-    (§14.5).  See :mod:`tracker.core.crosstable` for the line.
+    (§14.5).  The line itself is :func:`koya_threshold` and the test
+    :func:`qualifies`, here and nowhere else; :mod:`tracker.core.crosstable`
+    says which ``G`` applies while games are still to be played.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Final, Literal
 from tracker.core.errors import EventRejected
 
 Kind = Literal["PTS", "DE", "WON", "SB", "KS"]
+Basis = Literal["games", "rounds"]
 
 _KS_LIMIT: Final = re.compile(r"^KS/L([+-]?)(\d{1,2})$")
 
@@ -81,3 +84,33 @@ def parse_tiebreaks(codes: tuple[str, ...] | list[str]) -> tuple[TieBreak, ...]:
 def parse_code_list(text: str) -> tuple[str, ...]:
     """Split a TRF26 202/212-style list (``"PTS,DE,SB KS"``) into codes."""
     return tuple(part for part in re.split(r"[,\s]+", text.strip()) if part)
+
+
+# -- the Koya line (C.07 §9.2, §14.5) -------------------------------------------------
+
+
+def koya_threshold(win: int, games: int, limit: int) -> int:
+    """Twice the units an opponent must have scored to qualify: ``win × (G + limit)``.
+
+    C.07 §9.2: 50% of the maximum possible score ``win × G``; §14.5 moves the
+    line by ``limit`` half-win steps (``KS/L+1``: ½ a win higher).  Doubled
+    so that the test stays in integers.
+    """
+    return win * (games + limit)
+
+
+def qualifies(score: int, threshold: int) -> bool:
+    """Whether an opponent with ``score`` units is on or above the line ``threshold`` (§9.2: the test is ≥)."""
+    return 2 * score >= threshold
+
+
+def final_games(n: int, cycles: int, rounds: int, basis: Basis, never_paired: int) -> int:
+    """``G`` once every game is in: the games a participant can play, or the rounds.
+
+    Basis ``games`` (the FIDE TEC reading since Dec 2025): ``(n − 1) × cycles``
+    less the players who never had an opponent (withdrawn before their first
+    game); basis ``rounds`` (the 2024 reading): the number of rounds.
+    """
+    if basis == "rounds":
+        return rounds
+    return (n - 1) * cycles - never_paired

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from tracker.core.apply import fold
+from tracker.core.apply import fold, step
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, FormatError
 from tracker.core.events import Event, TournamentOpened, decode_event, encode_event
@@ -48,9 +48,8 @@ def state_from(tf: TournamentFile) -> Tournament:
     :class:`~tracker.core.errors.EventRejected` for a :class:`TournamentFile`
     built or edited by hand.
     """
-    state, _ = fold(None, tf.opened)
-    for event in tf.events:
-        state, _ = fold(state, event)
+    state = fold((tf.opened, *tf.events))
+    assert state is not None  # the opening event makes a tournament
     return state
 
 
@@ -139,12 +138,12 @@ def checked_file(
         except DecodeError as exc:
             raise FormatError(path, lines.get(event.id, 0), str(exc)) from None
     try:
-        state, _ = fold(None, opened)
+        state, _ = step(None, opened)
     except EventRejected as exc:
         raise FormatError(path, lines.get(opened.id, 0), exc.reason) from None
     for event in events:
         try:
-            state, _ = fold(state, event)
+            state, _ = step(state, event)
         except EventRejected as exc:
             raise FormatError(path, lines.get(event.id, 0), exc.reason) from None
     return TournamentFile(opened, tuple(events)), state

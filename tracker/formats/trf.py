@@ -57,7 +57,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Final
 
-from tracker.core.crosstable import RESULT_OF_CODES, Tournament
+from tracker.core.codes import RESULT_OF_CODES
+from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected, FormatError
 from tracker.core.events import (
     DEFAULT_TIEBREAKS,

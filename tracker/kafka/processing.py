@@ -39,7 +39,7 @@ from typing import Any, Final, TypedDict
 
 import msgspec
 
-from tracker.core.apply import apply, fold
+from tracker.core.apply import apply, fold, step
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected
 from tracker.core.events import Event, decode_event, encode_event
@@ -104,10 +104,7 @@ def rebuild(event_log: bytes) -> Tournament | None:
     Raises :class:`DecodeError` for a damaged log and
     :class:`EventRejected` for a log no tracker wrote.
     """
-    state: Tournament | None = None
-    for event in read_log(event_log):
-        state, _ = fold(state, event)
-    return state
+    return fold(read_log(event_log))
 
 
 def dead_letter(tournament: str, value: bytes, code: str, reason: str) -> bytes:
@@ -218,5 +215,5 @@ def _replayed(event_log: bytes, event_id: str) -> bytes | None:
         if event.id == event_id:
             _, update = apply(state, event)
             return None if update is None else update_message(update)
-        state, _ = fold(state, event)
+        state, _ = step(state, event)
     return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from tracker.core.apply import apply, fold
+from tracker.core.apply import apply, fold, step
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import Event, decode_event, encode_event
@@ -61,7 +61,7 @@ class EmbeddedProcessor:
         states = self.states
         for body in bodies:
             event = decode_event(body)
-            state, _ = fold(states.get(event.tournament), event, explain=False)
+            state, _ = step(states.get(event.tournament), event, explain=False)
             states[event.tournament] = state
             count += 1
             if progress is not None and count % 10_000 == 0:
@@ -100,9 +100,7 @@ class EmbeddedProcessor:
     def _rebuild(self, tournaments: set[str]) -> None:
         """Reset tournaments to exactly what the journal holds."""
         for tid in tournaments:
-            state: Tournament | None = None
-            for body in self.journal.read_tournament(tid):
-                state, _ = fold(state, decode_event(body), explain=False)
+            state = fold(decode_event(body) for body in self.journal.read_tournament(tid))
             if state is None:
                 self.states.pop(tid, None)
                 self.last.pop(tid, None)

@@ -280,9 +280,8 @@ def rebuild_standings(t: Tournament) -> Standings:
     Raises :class:`~tracker.core.errors.EventRejected` only if ``t`` holds
     a crosstable that its own rules would not accept from scratch (a bug).
     """
-    fresh, _ = fold(None, t.opened)
-    for event in replay_events(t):
-        fresh, _ = fold(fresh, event)
+    fresh = fold((t.opened, *replay_events(t)))
+    assert fresh is not None  # the opening event makes a tournament
     return replace(standings(fresh), seq=t.seq)
 
 

@@ -1,0 +1,148 @@
+"""Event validation: whether an event may be applied to a tournament, and why not.
+
+Every check raises :class:`~tracker.core.errors.EventRejected` (or a
+subclass) with a reason a person can act on, before anything changes;
+:func:`tracker.core.apply.step` calls them and then mutates.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Final
+
+from tracker.core.errors import EventRejected, InvalidPairing, UnknownTournament
+from tracker.core.events import Event, ResultCorrected, ResultRecorded, ResultVoided, Scoring, TournamentOpened
+from tracker.core.tiebreaks import parse_tiebreaks
+
+if TYPE_CHECKING:  # the crosstable imports rounds_needed from here
+    from tracker.core.crosstable import Entry, Tournament
+
+
+def rounds_needed(n: int, cycles: int) -> int:
+    """Rounds a round robin of ``n`` players needs: n − 1 per cycle, n when n is odd."""
+    return (n - 1 if n % 2 == 0 else n) * cycles
+
+
+POINTS_STEP: Final = Decimal("0.001")
+
+
+def check_scoring(scoring: Scoring) -> None:
+    """Refuse scoring values TRF cannot hold: beyond ±9999.999, finer than 0.001, NaN or infinite.
+
+    Checked before any value becomes a Fraction: ``1e999999999`` would take forever to convert, and a
+    value beyond a float's range cannot be sent as a JSON number.  Raises :class:`EventRejected`
+    (``invalid-tournament``).
+    """
+    for name in scoring.__struct_fields__:
+        value: Decimal | None = getattr(scoring, name)
+        if value is None:
+            continue
+        # adjusted() (the exponent of the leading digit) needs no context: 1e999999999 is refused before any arithmetic
+        if not value.is_finite() or value.adjusted() > 3 or value != value.quantize(POINTS_STEP):
+            raise EventRejected(
+                f"scoring {name.replace('_', ' ')} must be a number of points between -9999.999 and 9999.999 "
+                "with at most 3 decimals",
+                code="invalid-tournament",
+            )
+    if scoring.win <= 0:
+        raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
+
+
+def check_opened(event: TournamentOpened) -> None:
+    """Check an opening event before a tournament is built from it.
+
+    Raises :class:`EventRejected` for a set-up tracker cannot track: repeated
+    start numbers, too few rounds for the round robin, an unknown tie-break
+    code, a schedule naming unknown players or pairing a player twice.
+    """
+    numbers = [p.start_no for p in event.players]
+    if len(set(numbers)) != len(numbers):
+        raise EventRejected("two players share a start number", code="invalid-tournament")
+    check_scoring(event.scoring)
+    cycles = 2 if event.format == "double" else 1
+    n = len(numbers)
+    needed = rounds_needed(n, cycles)
+    if event.rounds is not None and event.rounds < needed:
+        raise EventRejected(
+            f"{n} players need at least {needed} rounds in a {event.format} round robin, not {event.rounds}",
+            code="invalid-tournament",
+        )
+    parse_tiebreaks(event.tiebreaks)
+    if event.schedule is not None:
+        known = set(numbers)
+        limit = event.rounds if event.rounds is not None else needed
+        if len(event.schedule) > limit:
+            raise EventRejected("the schedule has more rounds than the tournament", code="invalid-tournament")
+        for r, pairs in enumerate(event.schedule, start=1):
+            seen: set[int] = set()
+            for w, b in pairs:
+                if w not in known or b not in known or w == b or w in seen or b in seen:
+                    raise EventRejected(f"round {r} of the schedule pairs {w} and {b}", code="invalid-tournament")
+                seen.update((w, b))
+
+
+def check_game(t: Tournament, event: ResultRecorded | ResultCorrected | ResultVoided) -> tuple[int, int]:
+    """Indices of white and black after checking the pairing itself.
+
+    Raises :class:`UnknownPlayer` or :class:`InvalidPairing`.
+    """
+    w, b = t.player(event.white), t.player(event.black)
+    if w == b:
+        raise InvalidPairing(f"player {event.white} cannot play himself")
+    if event.round > t.rounds:
+        raise InvalidPairing(f"round {event.round} is beyond the tournament's {t.rounds} rounds")
+    return w, b
+
+
+def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
+    """Indices of white and black for a new result, after every pairing rule.
+
+    Raises :class:`InvalidPairing` when either player already has a result
+    in the round, the pair has met as often as the format allows (or already
+    in this cycle), or the pairing is not in the published schedule.
+    """
+    w, b = check_game(t, event)
+    r = event.round
+    for p, number in ((w, event.white), (b, event.black)):
+        if r in t.entries[p]:
+            other = t.entries[p][r]
+            what = "a bye" if not other.is_game else f"a game against {t.start_nos[other.opponent]}"
+            raise InvalidPairing(
+                f"player {number} already has {what} in round {r}; send result_corrected to change a result",
+                code="duplicate-result" if other.is_game and other.opponent in (w, b) else "invalid-pairing",
+            )
+    met = t.games_between(w, b)
+    if len(met) >= t.cycles:
+        raise InvalidPairing(
+            f"players {event.white} and {event.black} have already met {len(met)} time(s) (rounds {met})"
+        )
+    per_cycle = rounds_needed(t.n, 1)
+    cycle = (r - 1) // per_cycle
+    if any((m - 1) // per_cycle == cycle for m in met):
+        raise InvalidPairing(f"players {event.white} and {event.black} already met in this cycle (round {met[0]})")
+    if t.schedule is not None:
+        pairs = t.schedule.get(r, set())
+        if (w, b) not in pairs:
+            hint = " (colours reversed)" if (b, w) in pairs else ""
+            raise InvalidPairing(f"round {r} of the schedule has no game {event.white}–{event.black}{hint}")
+    return w, b
+
+
+def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple[int, int, Entry]:
+    """White, black and white's entry of a game that must already be recorded."""
+    w, b = check_game(t, event)
+    entry = t.entries[w].get(event.round)
+    if entry is None or entry.opponent != b or not entry.white:
+        raise EventRejected(
+            f"no result {event.white}–{event.black} is recorded in round {event.round}",
+            code="no-such-result",
+        )
+    return w, b, entry
+
+
+def require_tournament(t: Tournament | None, event: Event) -> Tournament:
+    if t is None:
+        raise UnknownTournament(f"no tournament {event.tournament!r} is open")
+    if t.id != event.tournament:
+        raise UnknownTournament(f"event for {event.tournament!r} sent to tournament {t.id!r}")
+    return t
