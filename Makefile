@@ -49,7 +49,7 @@ soak: $(VENV)/.installed
 	$(PY) -m pytest -q -m soak -p no:cacheprovider
 
 screenshots: $(VENV)/.installed browser
-	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/test_browser.py -k screenshots
+	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py -k screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -38,9 +38,9 @@ from tracker.core.apply import apply
 from tracker.core.crosstable import Tournament
 from tracker.core.events import ResultRecorded, TournamentOpened
 from tracker.core.standings import Standings
+from tracker.gateway.hub import Hub
+from tracker.gateway.metrics import Metrics
 from tracker.protocol import standings_payload, update_message
-from tracker.server.hub import Hub
-from tracker.server.metrics import Metrics
 
 PLAYERS = 10
 MEMORY_TARGET_KB = 20.0

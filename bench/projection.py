@@ -167,6 +167,6 @@ def run(sizes: Sizes) -> Result:
         result.notes.append(
             "`tracker.core.projection.project` on the live state of a 16-player round robin, all rounds but the "
             "last (or the last two) recorded. The gateway runs it in a worker process "
-            "(`tracker/server/projecting.py`), debounced, for arbiters only."
+            "(`tracker/gateway/projector.py`), debounced, for arbiters only."
         )
     return result

@@ -35,11 +35,11 @@ from tracker.core.apply import apply
 from tracker.core.crosstable import Tournament
 from tracker.core.events import ResultRecorded, encode_event
 from tracker.core.standings import Standings
+from tracker.embedded.journal import Journal
+from tracker.embedded.processor import EmbeddedProcessor
+from tracker.gateway.hub import Hub
+from tracker.gateway.metrics import Metrics
 from tracker.protocol import standings_payload, update_message
-from tracker.server.hub import Hub
-from tracker.server.journal import Journal
-from tracker.server.metrics import Metrics
-from tracker.server.processor import EmbeddedProcessor
 
 PLAYERS = 10
 EVENTS_PER_TOURNAMENT = 1 + PLAYERS * (PLAYERS - 1) // 2
@@ -103,8 +103,10 @@ def replay_once(bodies: Iterable[bytes]) -> tuple[int, EmbeddedProcessor]:
     """What ``tracker up`` does on start, for these bodies: a fresh processor folds them."""
     metrics = Metrics()
     hub = Hub(metrics)
-    processor = EmbeddedProcessor(_NoJournal(), hub, metrics)  # type: ignore[arg-type]
-    return processor.replay(bodies), processor
+    processor = EmbeddedProcessor(_NoJournal(), metrics)  # type: ignore[arg-type]
+    count = processor.replay(bodies)
+    processor.attach(hub)  # the standings of every tournament installed in the hub, as on start
+    return count, processor
 
 
 class _NoJournal:
@@ -150,9 +152,10 @@ def run(sizes: Sizes) -> Result:
         journal = Journal(path)
         journal.open()
         metrics = Metrics()
-        processor = EmbeddedProcessor(journal, Hub(metrics), metrics)
+        processor = EmbeddedProcessor(journal, metrics)
         t0 = time.perf_counter()
         replayed = processor.replay(journal.read())
+        processor.attach(Hub(metrics))
         startup = time.perf_counter() - t0
         assert replayed == events and len(processor.states) == tournaments
         asyncio.run(_close(journal))

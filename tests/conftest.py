@@ -21,6 +21,7 @@ TOKEN = "test-arbiter-token"
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 PACKAGE_DATA = REPO / "tracker" / "data"
+TEST_DATA = REPO / "tests" / "data"
 
 
 def data_file(name: str) -> Path:

@@ -32,7 +32,7 @@ def parse(data: str | bytes, check: bool = True) -> Message:
     if not check:
         message: Message = json.loads(data)
         return message
-    from tests.test_schema import check_server_message  # late: test_schema imports this module
+    from tests.protocol.test_schema import check_server_message  # late: test_schema imports this module
 
     return check_server_message(data)
 

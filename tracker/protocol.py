@@ -88,7 +88,7 @@ class StandingsPayload(TypedDict):
 
 
 def standings_payload(s: Standings) -> StandingsPayload:
-    """The standings JSON of DESIGN §4 (also the HTTP standings page)."""
+    """The standings JSON every interface shares (the HTTP standings page, snapshots and updates)."""
     return {
         "tournament": s.tournament,
         "name": s.name,

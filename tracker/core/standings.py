@@ -282,7 +282,7 @@ def format_points(value: Fraction) -> str:
 
 
 def standings_json(s: Standings) -> StandingsJSON:
-    """The JSON shape of DESIGN §4: rows with rank, start_no, name, points, tiebreaks."""
+    """The standings JSON of `tracker standings --format json`: rows with rank, start_no, name, points, tiebreaks."""
     return {
         "tournament": s.tournament,
         "name": s.name,

@@ -1,0 +1,125 @@
+"""The ``tracker`` command: the only place that reads argv and the environment.
+
+Each sub-command builds one frozen configuration and hands it to the shell
+(:mod:`tracker.embedded`, :mod:`tracker.kafka`) or, for ``standings``, folds a
+file through the core and prints the result.  Errors a user can fix (a bad
+file, a rejected event, a server that cannot be reached) are printed as one
+sentence and exit non-zero, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from tracker.cli.commands import cmd_follow, cmd_gateway, cmd_replay, cmd_standings, cmd_up, cmd_worker, err
+from tracker.config import Limits
+from tracker.core.errors import TrackerError
+
+# -- argument parsing ------------------------------------------------------------
+
+
+def _token_file_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--token-file", metavar="PATH", help="read the arbiter token from this file (not visible in ps)")
+
+
+def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
+    p.add_argument("--port", type=int, default=port, help="TCP port (0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN, else one is generated and printed)")
+    _token_file_option(p)
+    p.add_argument("--allow-origin", action="append", help="browser origin allowed to open websockets (repeatable)")
+    p.add_argument("--max-frame", type=int, default=Limits().max_frame, help="largest websocket message in bytes")
+    p.add_argument("--max-connections", type=int, default=Limits().max_connections)
+    p.add_argument(
+        "--max-buffer", type=int, default=Limits().max_buffer, help="unsent bytes per subscriber before it is dropped"
+    )
+    p.add_argument(
+        "--max-subscriptions", type=int, default=Limits().max_subscriptions, help="tournaments per connection"
+    )
+    p.add_argument("--submits-per-second", type=float, default=Limits().submits_per_second, help="per token, sustained")
+    p.add_argument("--submit-burst", type=int, default=Limits().submit_burst, help="per token, burst")
+    p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="tracker", description="Live Koya tie-breaks for round-robin chess events.")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("standings", help="print the standings of a TRF or PGN file")
+    p.add_argument("file")
+    p.add_argument("--after-round", type=int, metavar="N")
+    p.add_argument("--tiebreaks", metavar="CODES", help="e.g. KS,KS/L-2,SB (TRF26 202 syntax)")
+    p.add_argument("--basis", choices=["games", "rounds"])
+    p.add_argument("--provisional", choices=["percentage", "max-games", "rounds"])
+    p.add_argument("--format", choices=["table", "json", "trf"], default="table")
+    p.add_argument("--project", action="store_true", help="also print what the remaining games can change")
+    p.set_defaults(run=cmd_standings)
+
+    p = sub.add_parser("up", help="run the embedded tracker: journal, processor, gateway, pages")
+    p.add_argument("--demo", action="store_true", help="replay a bundled real tournament at a watchable pace")
+    p.add_argument("--data-dir", help="where the journal lives (default ./data; a fresh temp dir with --demo)")
+    p.add_argument("--rate", type=float, help="demo pace in results per second (default 0.7)")
+    _server_options(p)
+    p.set_defaults(run=cmd_up)
+
+    p = sub.add_parser("replay", help="submit a TRF/PGN file's results to a running tracker")
+    p.add_argument("file")
+    p.add_argument("--tournament", metavar="ID", help="tournament id (default: slug of the event name)")
+    p.add_argument("--url", help="ws://HOST:PORT/ws of a tracker or gateway")
+    p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN)")
+    _token_file_option(p)
+    p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
+    p.add_argument("--rate", type=float, metavar="EVENTS_PER_S")
+    p.set_defaults(run=cmd_replay)
+
+    p = sub.add_parser("follow", help="watch a live PGN source or a TRF file and submit what changes")
+    p.add_argument("source", help="http(s) URL of a PGN, or a local .pgn/.trf file")
+    p.add_argument("--tournament", metavar="ID", required=True)
+    p.add_argument("--url", help="ws://HOST:PORT/ws of a tracker or gateway")
+    p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN)")
+    _token_file_option(p)
+    p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
+    p.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds between polls")
+    p.add_argument("--once", action="store_true", help="read the source once, submit what changed, exit")
+    p.set_defaults(run=cmd_follow)
+
+    p = sub.add_parser("worker", help="run a Faust worker (distributed deployment)")
+    p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
+    p.add_argument("--partitions", type=int, default=8)
+    p.add_argument("--data-dir", default=None, help="Faust table data directory")
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default=os.environ.get("TRACKER_LOG_LEVEL", "warning").lower(),
+        help="what the worker logs (default warning, or TRACKER_LOG_LEVEL); info shows rebalances and recovery",
+    )
+    p.set_defaults(run=cmd_worker)
+
+    p = sub.add_parser("gateway", help="run a websocket gateway fed by the standings topic")
+    p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
+    p.add_argument("--data-dir", default=None)
+    _server_options(p)
+    p.set_defaults(run=cmd_gateway)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except TrackerError as exc:
+        err.print(f"tracker {args.command}: {exc}", markup=False)
+        return 1
+    except OSError as exc:
+        err.print(f"tracker {args.command}: {exc}", markup=False)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

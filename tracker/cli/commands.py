@@ -1,0 +1,206 @@
+"""The sub-commands: each builds one frozen configuration and hands it to the shell, or folds a file and prints."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import secrets
+import sys
+import tempfile
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from tracker.cli.tables import print_table
+from tracker.config import Limits, ServerConfig
+from tracker.core.errors import TrackerError
+from tracker.core.standings import standings, standings_json
+from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
+from tracker.formats import TournamentFile, state_from
+from tracker.formats.files import read_file
+
+console = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def configure_logging() -> None:
+    """The servers' one logging set-up (``up``, ``gateway``): warnings and errors, timestamped, on stderr."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+# -- standings ----------------------------------------------------------------
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    tf = read_file(args.file)
+    if args.after_round is not None:
+        tf = tf.until_round(args.after_round)
+    changes: dict[str, object] = {}
+    if args.tiebreaks:
+        codes = parse_code_list(args.tiebreaks)
+        parse_tiebreaks(codes)
+        changes["tiebreaks"] = codes
+    if args.basis:
+        changes["basis"] = args.basis
+    if args.provisional:
+        changes["provisional"] = args.provisional
+    if changes:
+        tf = TournamentFile(msgspec.structs.replace(tf.opened, **changes), tf.events)
+    state = state_from(tf)
+    table = standings(state)
+    if args.format == "json":
+        print(json.dumps(standings_json(table), ensure_ascii=False, indent=2))
+    elif args.format == "trf":
+        from tracker.formats.trf import export_trf
+
+        sys.stdout.write(export_trf(state))
+    else:
+        print_table(table, console)
+    if args.project:
+        from tracker.cli.projection import print_projection
+
+        print_projection(state, console)
+    return 0
+
+
+# -- up / replay ----------------------------------------------------------------
+
+
+def arbiter_token(args: argparse.Namespace) -> str:
+    """The arbiter token: ``--token``, else the first line of ``--token-file``, else ``$TRACKER_TOKEN`` ("": none).
+
+    A file or the environment keeps the token out of ``ps``.  Raises
+    :class:`OSError` when the file cannot be read, :class:`TrackerError` when it is empty.
+    """
+    if args.token:
+        return str(args.token)
+    if args.token_file:
+        lines = Path(args.token_file).read_text(encoding="utf-8").strip().splitlines()
+        if not lines or not lines[0].strip():
+            raise TrackerError(f"{args.token_file}: the token file is empty")
+        return lines[0].strip()
+    return os.environ.get("TRACKER_TOKEN", "")
+
+
+def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
+    token = arbiter_token(args)
+    if not token:
+        token = secrets.token_urlsafe(18)
+        print(f"arbiter token (generated; set TRACKER_TOKEN or --token-file to choose one): {token}", flush=True)
+    origins = tuple(o for o in (args.allow_origin or []) if o) or None
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        token=token,
+        data_dir=data_dir,
+        durable=not args.no_durability,
+        allowed_origins=origins,
+        limits=Limits(
+            max_frame=args.max_frame,
+            max_connections=args.max_connections,
+            max_buffer=args.max_buffer,
+            max_subscriptions=args.max_subscriptions,
+            submits_per_second=args.submits_per_second,
+            submit_burst=args.submit_burst,
+        ),
+    )
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from tracker.cli.demo import demo_file, run_demo
+    from tracker.embedded.run import run_embedded
+
+    configure_logging()
+    if args.data_dir:
+        data_dir = Path(args.data_dir)
+    elif args.demo:
+        data_dir = Path(tempfile.mkdtemp(prefix="tracker-demo-"))
+    else:
+        data_dir = Path("data")
+    config = server_config(args, data_dir=data_dir)
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    demo = None
+    if args.demo:
+        tf = read_file(demo_file())
+
+        def demo(port: int) -> Coroutine[Any, Any, object]:
+            return run_demo(tf, config, port, args.rate or 0.7)
+
+    asyncio.run(run_embedded(config, say=say, demo=demo))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    tf = read_file(args.file, args.tournament)
+    total = 1 + len(tf.events)
+    if args.broker:
+        from tracker.kafka.producer import replay_kafka
+
+        asyncio.run(replay_kafka(tf, args.broker, rate=args.rate))
+        print(f"replay: produced {total} events for {tf.opened.tournament} to {args.broker}")
+        return 0
+    if not args.url:
+        err.print("tracker replay: give --url ws://HOST:PORT/ws (with --token) or --broker kafka://HOST:PORT")
+        return 2
+    token = arbiter_token(args)
+    from tracker.client import replay_ws
+
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err
+    ) as bar:
+        task = bar.add_task(f"replay {tf.opened.tournament}", total=total)
+        result = asyncio.run(replay_ws(tf, args.url, token, rate=args.rate, progress=lambda n: bar.advance(task, n)))
+    if result.rejected:
+        for event_id, code, reason in result.rejected:
+            err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
+        return 1
+    print(f"replay: {result.acked} of {total} events acknowledged; last seq {result.last_seq}")
+    return 0
+
+
+def cmd_follow(args: argparse.Namespace) -> int:
+    from tracker.follow import run_follow
+
+    token = arbiter_token(args)
+    return run_follow(
+        args.source,
+        args.tournament,
+        url=args.url,
+        token=token,
+        broker=args.broker,
+        interval=args.interval,
+        once=args.once,
+    )
+
+
+# -- distributed --------------------------------------------------------------------
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from tracker.kafka.worker import WorkerSettings, run_worker
+
+    settings = WorkerSettings(
+        args.broker,
+        args.partitions,
+        Path(args.data_dir) if args.data_dir else None,
+        loglevel=args.log_level.upper(),
+    )
+    return run_worker(settings)
+
+
+def cmd_gateway(args: argparse.Namespace) -> int:
+    from tracker.kafka.feed import run_gateway
+
+    configure_logging()
+    config = server_config(args, data_dir=Path(args.data_dir or "."))
+    return run_gateway(args.broker, config)

@@ -1,0 +1,42 @@
+"""``tracker up``: journal + processor + gateway in one process.
+
+Start: open the journal, fold every journalled event (the state is exactly
+what was acknowledged), then serve (:func:`tracker.gateway.serve.serve`).
+On SIGTERM or SIGINT the gateway drains, then the journal is flushed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from tracker.config import ServerConfig
+from tracker.embedded.journal import Journal
+from tracker.embedded.processor import EmbeddedProcessor
+from tracker.gateway.metrics import Metrics
+from tracker.gateway.serve import serve
+
+JOURNAL_FILE = "journal.sqlite3"
+
+
+async def run_embedded(
+    config: ServerConfig,
+    *,
+    say: Callable[[str], None] = print,
+    demo: Callable[[int], Coroutine[Any, Any, object]] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """Serve until SIGTERM/SIGINT.
+
+    ``demo``, when given, is started with the bound port once the server
+    listens (the bundled tournament's replay) and cancelled on shutdown.
+    """
+    metrics = Metrics()
+    journal = Journal(config.data_dir / JOURNAL_FILE, durable=config.durable)
+    journal.open()
+    processor = EmbeddedProcessor(journal, metrics)
+    replayed = processor.replay(journal.read(), progress)
+    say(f"journal {config.data_dir / JOURNAL_FILE}: {replayed} events replayed, {len(processor.states)} tournaments")
+    async with journal:
+        await serve(config, processor, name="tracker up", say=say, metrics=metrics, background=demo)
+        say("tracker up: flushing the journal")

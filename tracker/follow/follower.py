@@ -1,0 +1,250 @@
+"""The follower: poll a source, diff it against the ledger, submit; and the ``tracker follow`` command."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections import Counter
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Final
+
+from tracker.client import Acked, Rejected, Reply, TrackerUnavailable
+from tracker.core.errors import FormatError
+from tracker.core.events import (
+    Event,
+)
+from tracker.follow.errors import FollowError
+from tracker.follow.ledger import Ledger, View, describe, view_of
+from tracker.follow.names import StartList
+from tracker.follow.sources import Source, _is_pgn, source_for
+from tracker.follow.trackers import KafkaTracker, Tracker, WebsocketTracker
+from tracker.formats import TournamentFile, read_tournament_text
+
+log = logging.getLogger("tracker.follow")
+
+MAX_BACKOFF: Final = 60.0  # seconds between retries at most (or the interval, when longer)
+
+
+@dataclass(frozen=True, slots=True)
+class PollResult:
+    """What one poll did.
+
+    ``changed``: whether the source had a new version; ``acked``: events the
+    tracker acknowledged (the tournament's opening included); ``rejected``:
+    events refused, with code and reason; ``unmatched``: names found in no
+    start list (each reported once per follower).
+    """
+
+    changed: bool = False
+    acked: tuple[Event, ...] = ()
+    rejected: tuple[tuple[Event, str, str], ...] = ()
+    unmatched: tuple[str, ...] = ()
+
+
+class Follower:
+    """Follows one source into one tournament.  :meth:`poll` once, or :meth:`run` until stopped."""
+
+    def __init__(self, source: Source, tournament: str, tracker: Tracker) -> None:
+        self.source = source
+        self.tournament = tournament
+        self.tracker = tracker
+        self.latest: TournamentFile | None = None
+        self.latest_is_pgn = False
+        self.settled = True  # every change of ``latest`` has been submitted
+        self.previous: View | None = None
+        self.ledger: Ledger | None = None
+        self.start: StartList | None = None
+        self.stale = False  # re-read the tracker's state before the next diff
+        self.refused: set[str] = set()
+        self.reported: set[str] = set()
+
+    async def poll(self) -> PollResult:
+        """Read the source once and submit what changed.
+
+        Returns what was done.  Raises :class:`SourceError` (source
+        unreadable), :class:`~tracker.core.errors.FormatError` (a version of
+        the source that cannot be read as a round robin; nothing of it is
+        submitted), :class:`TrackerUnavailable` (what was not acknowledged
+        is submitted again, with the same ids, at the next poll) and
+        :class:`FollowError` (the tracker refused to open the tournament).
+        """
+        text = await self.source.read()
+        if text is not None:
+            self.latest = read_tournament_text(text, self.source.name, self.tournament)
+            self.latest_is_pgn = _is_pgn(text, self.source.name)
+            self.settled = False
+        if self.latest is None or self.settled:
+            return PollResult(changed=text is not None)
+        tf = self.latest
+        opened_now: list[Event] = []
+        if self.ledger is None or self.stale:
+            opened_now = await self._read_tracker(tf)
+        assert self.ledger is not None and self.start is not None
+        view, unmatched = view_of(tf, self.start, knows_short=not self.latest_is_pgn)
+        for name in unmatched:
+            if name not in self.reported:
+                self.reported.add(name)
+                log.error(
+                    "follow: %s: %s; the games of that player are not submitted",
+                    self.source.name,
+                    self.start.why_not(name),
+                )
+        events = [e for e in self.ledger.changes(self.previous, view) if e.id not in self.refused]
+        try:
+            replies = await self.tracker.submit(events) if events else []
+        except TrackerUnavailable as exc:
+            self._note(events, exc.replies)
+            raise
+        acked, rejected = self._note(events, replies)
+        self.previous = view
+        self.settled = True
+        return PollResult(True, tuple(opened_now) + acked, rejected, unmatched)
+
+    async def _read_tracker(self, tf: TournamentFile) -> list[Event]:
+        """Load the ledger and start list from the tracker, opening the tournament if it has none."""
+        baseline = await self.tracker.baseline(self.tournament)
+        if baseline is not None:
+            self.start = StartList(baseline.players)
+            self.ledger = Ledger(self.tournament, baseline.seq, dict(baseline.view.games), dict(baseline.view.byes))
+            self.stale = False
+            return []
+        if self.ledger is not None and not self.tracker.can_read:
+            self.stale = False
+            return []
+        (reply,) = await self.tracker.submit([tf.opened])
+        if isinstance(reply, Rejected):
+            if reply.code == "already-open":  # opened by someone else meanwhile: read it next time
+                self.stale = True
+            raise FollowError(f"the tracker refused to open {self.tournament!r}: {reply.reason} ({reply.code})")
+        self.start = StartList.of(tf.opened.players)
+        self.ledger = Ledger(self.tournament, reply.seq or 0)
+        self.stale = False
+        log.info("follow: %s (seq %s)", describe(tf.opened, self.start), reply.seq)
+        return [tf.opened]
+
+    def _note(
+        self, events: Sequence[Event], replies: Sequence[Reply]
+    ) -> tuple[tuple[Event, ...], tuple[tuple[Event, str, str], ...]]:
+        """Apply acknowledged events to the ledger, remember refused ones; log both."""
+        assert self.ledger is not None and self.start is not None
+        acked: list[Event] = []
+        rejected: list[tuple[Event, str, str]] = []
+        for event, reply in zip(events, replies, strict=False):
+            if isinstance(reply, Acked):
+                self.ledger.apply(event)
+                acked.append(event)
+                seq = "" if reply.seq is None else f" (seq {reply.seq})"
+                log.info("follow: %s%s", describe(event, self.start), seq)
+            else:
+                self.refused.add(event.id)
+                rejected.append((event, reply.code, reply.reason))
+                # the tracker's state is not what the ledger says: read it again before the next diff
+                self.stale = self.tracker.can_read
+                log.error("follow: %s rejected (%s): %s", describe(event, self.start), reply.code, reply.reason)
+        return tuple(acked), tuple(rejected)
+
+    async def run(self, interval: float, stop: asyncio.Event) -> None:
+        """Poll every ``interval`` seconds until ``stop`` is set; back off exponentially on errors.
+
+        Never raises for a failed poll: the error is logged with the delay
+        before the next try.
+        """
+        failures = 0
+        while not stop.is_set():
+            try:
+                await self.poll()
+            except (FollowError, TrackerUnavailable, FormatError) as exc:
+                failures += 1
+                delay = backoff(failures, interval)
+                log.warning("follow: %s; retrying in %.3g s (failure %d)", exc, delay, failures)
+            else:
+                if failures:
+                    log.info("follow: recovered after %d failed attempt(s)", failures)
+                failures = 0
+                delay = interval
+            with suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await stop.wait()
+
+
+def backoff(failures: int, interval: float) -> float:
+    """Seconds to wait after ``failures`` failed polls in a row: 2×, 4×, 8× … the interval, at most a minute.
+
+    Never less than ``interval`` and never more than ``max(interval, 60)``.
+    """
+    return min(interval * (1 << min(failures, 32)), max(interval, MAX_BACKOFF))
+
+
+def run_follow(
+    source: str,
+    tournament: str,
+    *,
+    url: str | None,
+    token: str,
+    broker: str | None,
+    interval: float,
+    once: bool,
+) -> int:
+    """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
+
+    ``url`` (with ``token``) submits over websockets; ``broker`` produces to
+    Kafka (then ``url``, when also given, is only read for the tournament's
+    state).  With ``once``: read once, submit, exit 0 when everything was
+    acknowledged and every name matched, 1 otherwise.  Without: follow until
+    SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
+    nothing a user could cause: errors are logged.
+    """
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    if not url and not broker:
+        log.error("tracker follow: give --url ws://HOST:PORT/ws (with --token) or --broker kafka://HOST:PORT")
+        return 2
+    if url and not broker and not token:
+        log.error("tracker follow: submitting over websockets needs the arbiter token (--token or $TRACKER_TOKEN)")
+        return 2
+    if interval <= 0:
+        log.error("tracker follow: --interval must be positive")
+        return 2
+    reader = WebsocketTracker(url, token) if url else None
+    tracker: Tracker
+    if broker:
+        tracker = KafkaTracker(broker, reader)
+    else:
+        assert reader is not None  # checked above: url or broker
+        tracker = reader
+    follower = Follower(source_for(source), tournament, tracker)
+    if once:
+        return asyncio.run(_once(follower))
+    return asyncio.run(_forever(follower, interval))
+
+
+async def _once(follower: Follower) -> int:
+    try:
+        result = await follower.poll()
+    except (FollowError, TrackerUnavailable, FormatError) as exc:
+        log.error("follow: %s", exc)
+        return 1
+    finally:
+        await follower.tracker.aclose()
+    kinds = Counter(type(e).__name__ for e in result.acked)
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "nothing new"
+    log.info("follow: %s → %s: %s", follower.source.name, follower.tournament, summary)
+    return 1 if result.rejected or result.unmatched else 0
+
+
+async def _forever(follower: Follower, interval: float) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        log.info("follow: %s → %s every %g s (Ctrl-C to stop)", follower.source.name, follower.tournament, interval)
+        await follower.run(interval, stop)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        await follower.tracker.aclose()
+    return 0

@@ -1,0 +1,213 @@
+"""Views of a source in start numbers, and the ledger of what the tracker holds: the events that differ."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from tracker.core.codes import RESULT_OF_CODES
+from tracker.core.events import (
+    ByeKind,
+    ByeRecorded,
+    ByeVoided,
+    Event,
+    GameResult,
+    ResultCorrected,
+    ResultRecorded,
+    ResultVoided,
+    TournamentOpened,
+)
+from tracker.follow.errors import FollowError
+from tracker.follow.names import StartList
+from tracker.formats import TournamentFile
+
+GameKey = tuple[int, int, int]  # (round, white, black), start numbers
+ByeKey = tuple[int, int]  # (round, player)
+Outcome = tuple[GameResult, bool]  # (result, short)
+
+_ROW_BYES: Final[dict[str, ByeKind]] = {"F": "full", "H": "half", "Z": "zero", "U": "pab"}
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Results and byes in the tournament's start numbers.
+
+    ``knows_short`` is false for PGN, which cannot say that a game lasted
+    less than one move (TRF's W/D/L): such a view never changes ``short``.
+    """
+
+    games: dict[GameKey, Outcome] = field(default_factory=dict)
+    byes: dict[ByeKey, ByeKind] = field(default_factory=dict)
+    knows_short: bool = True
+
+
+def view_of(tf: TournamentFile, start: StartList, *, knows_short: bool = True) -> tuple[View, tuple[str, ...]]:
+    """The file's results in the start list's numbers, and the names that matched no one (sorted).
+
+    Games and byes of an unmatched player are left out of the view.
+    """
+    number: dict[int, int | None] = {p.start_no: start.match(p.name) for p in tf.opened.players}
+    unmatched = sorted({p.name for p in tf.opened.players if number[p.start_no] is None})
+    games: dict[GameKey, Outcome] = {}
+    byes: dict[ByeKey, ByeKind] = {}
+    for event in tf.events:
+        if isinstance(event, ResultRecorded):
+            white, black = number.get(event.white), number.get(event.black)
+            if white is not None and black is not None:
+                games[(event.round, white, black)] = (event.result, event.short)
+        elif isinstance(event, ByeRecorded):
+            player = number.get(event.player)
+            if player is not None:
+                byes[(event.round, player)] = event.kind
+    return View(games, byes, knows_short), tuple(unmatched)
+
+
+def view_of_rows(rows: Iterable[tuple[int, Sequence[tuple[int, int, str, str]]]]) -> View:
+    """The results in standings rows: ``(start_no, [(round, opponent or 0, colour, TRF code), …])``.
+
+    Raises :class:`FollowError` for a pair of codes that makes no result
+    (the tracker would never send one).
+    """
+    line: dict[tuple[int, int], tuple[int, str, str]] = {}
+    for start_no, results in rows:
+        for round_, opponent, colour, code in results:
+            line[(start_no, round_)] = (opponent, colour, code.upper())
+    games: dict[GameKey, Outcome] = {}
+    byes: dict[ByeKey, ByeKind] = {}
+    for (start_no, round_), (opponent, colour, code) in line.items():
+        if opponent == 0:
+            kind = _ROW_BYES.get(code)
+            if kind is None:
+                raise FollowError(f"the tracker's row {start_no} has bye code {code!r} in round {round_}")
+            byes[(round_, start_no)] = kind
+        elif colour == "w":
+            other = line.get((opponent, round_))
+            outcome = RESULT_OF_CODES.get((code, other[2])) if other is not None else None
+            if outcome is None:
+                raise FollowError(f"the tracker's rows {start_no} and {opponent} disagree about round {round_}")
+            games[(round_, start_no, opponent)] = outcome
+    return View(games, byes)
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.blake2b("|".join(map(str, parts)).encode(), digest_size=6).hexdigest()
+
+
+@dataclass(slots=True)
+class Ledger:
+    """What the tracker holds for one tournament, as far as this follower knows.
+
+    ``seq`` is the tracker's seq when the ledger was read (0 when it could
+    not be read); ``revisions`` counts the changes this follower made to each
+    game or bye.  Both go into event ids (see the module docstring).
+    """
+
+    tournament: str
+    seq: int = 0
+    games: dict[GameKey, Outcome] = field(default_factory=dict)
+    byes: dict[ByeKey, ByeKind] = field(default_factory=dict)
+    revisions: Counter[GameKey | ByeKey] = field(default_factory=Counter)
+
+    def _game_id(self, verb: str, key: GameKey, old: Outcome | None, new: Outcome | None) -> str:
+        r, w, b = key
+        digest = _digest(verb, key, old, new, self.seq, self.revisions[key])
+        return f"{self.tournament}/follow/r{r}/{w}-{b}/{verb}-{digest}"
+
+    def _bye_id(self, verb: str, key: ByeKey, old: ByeKind | None, new: ByeKind | None) -> str:
+        r, p = key
+        digest = _digest(verb, key, old, new, self.seq, self.revisions[key])
+        return f"{self.tournament}/follow/r{r}/bye-{p}/{verb}-{digest}"
+
+    def changes(self, previous: View | None, new: View) -> list[Event]:
+        """The events that turn the tracker's state into ``new``, as far as the source speaks; voids first.
+
+        ``previous`` is the view of the source's previous read (``None`` for
+        the first read): only what disappeared since then is voided, besides
+        tracker entries that are in the way of the new view's games and byes.
+        """
+        tid = self.tournament
+        slots: set[tuple[int, int]] = {(r, p) for r, w, b in new.games for p in (w, b)} | set(new.byes)
+        voids: list[Event] = []
+        for key in sorted(self.games):
+            if key in new.games:
+                continue
+            gone = previous is not None and key in previous.games
+            r, w, b = key
+            if gone or (r, w) in slots or (r, b) in slots:
+                voids.append(
+                    ResultVoided(
+                        id=self._game_id("voided", key, self.games[key], None),
+                        tournament=tid,
+                        round=r,
+                        white=w,
+                        black=b,
+                    )
+                )
+        for bye in sorted(self.byes):
+            kind = new.byes.get(bye)
+            gone = previous is not None and bye in previous.byes and kind is None
+            in_the_way = kind is None and bye in slots
+            if gone or in_the_way or (kind is not None and kind != self.byes[bye]):
+                voids.append(
+                    ByeVoided(
+                        id=self._bye_id("voided", bye, self.byes[bye], None),
+                        tournament=tid,
+                        round=bye[0],
+                        player=bye[1],
+                    )
+                )
+        corrections: list[Event] = []
+        recordings: list[tuple[tuple[int, int, int], Event]] = []
+        for key, (result, short) in sorted(new.games.items()):
+            r, w, b = key
+            old = self.games.get(key)
+            if old is None:
+                outcome = (result, short if new.knows_short else False)
+                event_id = self._game_id("recorded", key, None, outcome)
+                recordings.append(((r, w, 0), ResultRecorded(event_id, tid, r, w, b, outcome[0], outcome[1])))
+            elif old[0] != result or (new.knows_short and old[1] != short):
+                outcome = (result, short if new.knows_short else old[1])
+                event_id = self._game_id("corrected", key, old, outcome)
+                corrections.append(ResultCorrected(event_id, tid, r, w, b, outcome[0], outcome[1]))
+        for bye, kind in sorted(new.byes.items()):
+            if self.byes.get(bye) != kind:
+                event_id = self._bye_id("recorded", bye, None, kind)
+                recordings.append(((bye[0], bye[1], 1), ByeRecorded(event_id, tid, bye[0], bye[1], kind)))
+        return voids + corrections + [event for _, event in sorted(recordings, key=lambda pair: pair[0])]
+
+    def apply(self, event: Event) -> None:
+        """Note an event the tracker acknowledged (a ``tournament_opened`` changes nothing here)."""
+        if isinstance(event, ResultRecorded | ResultCorrected):
+            key: GameKey = (event.round, event.white, event.black)
+            self.games[key] = (event.result, event.short)
+            self.revisions[key] += 1
+        elif isinstance(event, ResultVoided):
+            key = (event.round, event.white, event.black)
+            self.games.pop(key, None)
+            self.revisions[key] += 1
+        elif isinstance(event, ByeRecorded):
+            self.byes[(event.round, event.player)] = event.kind
+            self.revisions[(event.round, event.player)] += 1
+        elif isinstance(event, ByeVoided):
+            self.byes.pop((event.round, event.player), None)
+            self.revisions[(event.round, event.player)] += 1
+
+
+def describe(event: Event, start: StartList) -> str:
+    """A log line for an event: ``"round 3: Caruana–So 1/2-1/2 recorded"``."""
+    if isinstance(event, TournamentOpened):
+        return f"{event.name} opened as {event.tournament!r} with {len(event.players)} players"
+    if isinstance(event, ResultRecorded | ResultCorrected):
+        verb = "recorded" if isinstance(event, ResultRecorded) else "corrected"
+        pair = f"{start.short(event.white)}–{start.short(event.black)}"
+        return f"round {event.round}: {pair} {event.result}{' (short)' if event.short else ''} {verb}"
+    if isinstance(event, ResultVoided):
+        return f"round {event.round}: {start.short(event.white)}–{start.short(event.black)} voided"
+    if isinstance(event, ByeRecorded):
+        return f"round {event.round}: {start.short(event.player)} {event.kind} bye recorded"
+    if isinstance(event, ByeVoided):
+        return f"round {event.round}: {start.short(event.player)}'s bye voided"
+    return f"{event.id}"

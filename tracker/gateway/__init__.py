@@ -1,0 +1,1 @@
+"""The gateway both deployments share: websockets, HTTP, fan-out, projections and one lifecycle."""

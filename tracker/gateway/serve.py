@@ -1,0 +1,143 @@
+"""One gateway, one lifecycle, for both deployments.
+
+:class:`Gateway` puts the pieces together on one port: the hub (fan-out),
+the websocket protocol, HTTP, and arbiters' projections; it is the
+:class:`~tracker.gateway.backend.Sink` its backend publishes into.
+
+:func:`serve` is the whole life of a server: attach the backend (which
+installs the standings it already holds), listen, run the deployment's
+background work (the Kafka feed, the demo), and on SIGTERM or SIGINT stop
+accepting, stop the background work, close clients with 1001 (going away),
+stop the projections and wait for slow clients being dropped.  The
+deployment's own resources (journal, Kafka clients) are opened and closed by
+its caller around :func:`serve`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine
+from contextlib import suppress
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection
+from websockets.asyncio.server import serve as websockets_serve
+from websockets.http11 import Request, Response
+from websockets.typing import Origin
+
+from tracker import __version__
+from tracker.config import ServerConfig
+from tracker.gateway.backend import Backend
+from tracker.gateway.http import Http
+from tracker.gateway.hub import Hub
+from tracker.gateway.metrics import Metrics
+from tracker.gateway.projector import Projections
+from tracker.gateway.ws import Websockets, reply
+from tracker.protocol import StandingsPayload
+
+
+class Gateway:
+    """Serves one hub and one backend on one port; the backend's sink."""
+
+    def __init__(self, config: ServerConfig, backend: Backend, metrics: Metrics | None = None) -> None:
+        self.config = config
+        self.backend = backend
+        self.metrics = metrics = metrics if metrics is not None else Metrics()
+        self.hub = Hub(metrics, history=config.limits.history, max_buffer=config.limits.max_buffer)
+        self.ws = Websockets(config, self.hub, backend, metrics, arbiter_joined=self._arbiter_joined)
+        self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
+        self.projections = Projections(backend.state, self.ws.arbiters, reply, delay=config.projection_delay)
+
+    # -- the sink -------------------------------------------------------------------
+
+    def publish(self, payload: StandingsPayload, message: bytes) -> bool:
+        if not self.hub.publish(payload, message):
+            return False
+        self.projections.updated(payload["tournament"])
+        return True
+
+    def install(self, payload: StandingsPayload) -> None:
+        if payload["seq"] > self.hub.seq(payload["tournament"]):
+            self.hub.install(payload)
+
+    def seq(self, tournament: str) -> int:
+        return self.hub.seq(tournament)
+
+    def _arbiter_joined(self, tournament: str) -> None:
+        self.projections.schedule(tournament, delay=0.0)
+
+    # -- serving ----------------------------------------------------------------------
+
+    def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        return self.http.respond(request)
+
+    def server(self) -> Any:
+        """The websockets ``serve`` context manager for this gateway."""
+        limits = self.config.limits
+        return websockets_serve(
+            self.ws.handler,
+            self.config.host,
+            self.config.port,
+            process_request=self.process_request,
+            max_size=limits.max_frame,
+            # browsers always send Origin; scripts and `tracker replay` send none and are let through
+            origins=[*(Origin(o) for o in self.config.allowed_origins), None] if self.config.allowed_origins else None,
+            ping_interval=20,
+            ping_timeout=20,
+            close_timeout=5,
+            server_header=f"tracker/{__version__}",
+        )
+
+    async def aclose(self) -> None:
+        await self.projections.aclose()
+        await self.hub.aclose()
+
+
+async def serve(
+    config: ServerConfig,
+    backend: Backend,
+    *,
+    name: str,
+    say: Callable[[str], None] = print,
+    metrics: Metrics | None = None,
+    background: Callable[[int], Coroutine[Any, Any, object]] | None = None,
+) -> None:
+    """Serve ``backend`` until SIGTERM/SIGINT (see the module docstring).
+
+    ``background``, when given, is started with the bound port once the
+    server listens and cancelled on shutdown, before clients are closed; if
+    it fails, the server shuts down and its exception is raised.
+    """
+    gateway = Gateway(config, backend, metrics)
+    backend.attach(gateway)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        async with gateway.server() as server:
+            port = bound_port(server)
+            say(f"{name}: listening on http://{config.host}:{port}/ (websocket ws://{config.host}:{port}/ws)")
+            task = asyncio.create_task(background(port), name=f"{name}-background") if background else None
+            if task is not None:  # background work that fails stops the server, and its error is raised
+                task.add_done_callback(lambda t: None if t.cancelled() or t.exception() is None else stop.set())
+            await stop.wait()
+            say(f"{name}: shutting down (closing clients)")
+            if task is not None:
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+            server.close(close_connections=True)
+            await server.wait_closed()
+            await gateway.aclose()
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+
+
+def bound_port(server: Server) -> int:
+    """The TCP port a server listens on (useful with port 0)."""
+    for sock in server.sockets:
+        return int(sock.getsockname()[1])
+    raise RuntimeError("server has no socket")

@@ -1,0 +1,165 @@
+"""Websocket protocol v1 at ``/ws``: a short recipe per message.
+
+decode → (authenticate) → subscribe or submit → stream.  Subscribing hands
+the connection to the hub (snapshot or missed updates first, then every
+update); submitting hands the event to the backend and answers ``ack`` once
+it is durable, or ``rejected`` with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from tracker.config import ServerConfig
+from tracker.core.errors import DecodeError, EventRejected
+from tracker.gateway.backend import Backend
+from tracker.gateway.hub import Hub
+from tracker.gateway.metrics import Metrics
+from tracker.protocol import Submit, Subscribe, ack_message, decode_client, error_message, rejected_message
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    stamp: float
+
+
+@dataclass(slots=True)
+class Client:
+    """What one connection has subscribed to, and where it proved to be an arbiter."""
+
+    subscriptions: set[str] = field(default_factory=set)
+    arbiter_of: set[str] = field(default_factory=set)
+
+
+class Websockets:
+    """Serves the websocket protocol for one hub and one backend."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        hub: Hub,
+        backend: Backend,
+        metrics: Metrics,
+        *,
+        arbiter_joined: Callable[[str], None] = lambda tournament: None,
+    ) -> None:
+        self.config = config
+        self.hub = hub
+        self.backend = backend
+        self.metrics = metrics
+        self.arbiter_joined = arbiter_joined
+        self.clients: dict[ServerConnection, Client] = {}
+        self._buckets: dict[str, _Bucket] = {}
+        metrics.gauges["tracker_connections"] = lambda: len(self.clients)
+
+    def arbiters(self, tournament: str) -> list[ServerConnection]:
+        """The connections subscribed to ``tournament`` with the arbiter token."""
+        return [conn for conn, client in self.clients.items() if tournament in client.arbiter_of]
+
+    async def handler(self, conn: ServerConnection) -> None:
+        client = self.clients[conn] = Client()
+        # a client that submits without reading the replies must not pile up tasks: past the bound the
+        # server stops reading this connection, and TCP pushes back on the client alone
+        pending = asyncio.Semaphore(self.config.limits.max_pending_submits)
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                async for raw in conn:
+                    try:
+                        message = decode_client(raw)
+                    except DecodeError as exc:
+                        self.metrics.inc("tracker_messages_invalid_total")
+                        await conn.send(error_message("bad-message", str(exc)).decode())
+                        continue
+                    if isinstance(message, Subscribe):
+                        await self._subscribe(conn, client, message)
+                    elif isinstance(message, Submit):
+                        # started in arrival order: the backend applies in that order
+                        await pending.acquire()
+                        task = tasks.create_task(self._submit(conn, message))
+                        task.add_done_callback(lambda _: pending.release())
+                    else:
+                        client.subscriptions.discard(message.tournament)
+                        client.arbiter_of.discard(message.tournament)
+                        self.hub.unsubscribe(conn, message.tournament)
+        except* ConnectionClosed:
+            pass  # the client went away (also from inside a submit task): nothing to clean up but below
+        finally:
+            self.hub.unsubscribe(conn)
+            del self.clients[conn]
+
+    async def _subscribe(self, conn: ServerConnection, client: Client, message: Subscribe) -> None:
+        tid = message.tournament
+        if tid not in client.subscriptions and len(client.subscriptions) >= self.config.limits.max_subscriptions:
+            await conn.send(
+                error_message(
+                    "too-many-subscriptions", f"at most {self.config.limits.max_subscriptions} per connection"
+                ).decode()
+            )
+            return
+        if message.token is not None:
+            if not self.authorized(message.token):
+                await conn.send(error_message("unauthorized", "wrong arbiter token").decode())
+                return
+            client.arbiter_of.add(tid)
+        first = self.hub.subscribe(conn, tid, message.since)
+        client.subscriptions.add(tid)
+        for data in first:
+            await conn.send(data.decode())
+        if tid in client.arbiter_of:
+            self.arbiter_joined(tid)
+
+    async def _submit(self, conn: ServerConnection, message: Submit) -> None:
+        started = time.perf_counter()
+        event = message.event
+        if not self.authorized(message.token):
+            self.metrics.inc("tracker_events_rejected_total")
+            await reply(
+                conn, rejected_message(event.id, "unauthorized", "a valid arbiter token is required", message.ref)
+            )
+            return
+        if not self._allow(message.token):
+            self.metrics.inc("tracker_events_rejected_total")
+            await reply(conn, rejected_message(event.id, "rate-limited", "too many submits per second", message.ref))
+            return
+        try:
+            seq = await self.backend.submit(event)
+        except EventRejected as exc:
+            self.metrics.inc("tracker_events_rejected_total")
+            await reply(conn, rejected_message(event.id, exc.code, exc.reason, message.ref))
+            return
+        self.metrics.inc("tracker_events_accepted_total")
+        await reply(conn, ack_message(event.id, event.tournament, seq, message.ref))
+        self.metrics.ack_latency.observe(time.perf_counter() - started)
+
+    def authorized(self, token: str) -> bool:
+        """Constant-time comparison with the arbiter token."""
+        expected = self.config.token
+        return bool(expected) and hmac.compare_digest(token.encode(), expected.encode())
+
+    def _allow(self, token: str) -> bool:
+        limits = self.config.limits
+        now = time.monotonic()
+        bucket = self._buckets.setdefault(token, _Bucket(float(limits.submit_burst), now))
+        bucket.tokens = min(
+            float(limits.submit_burst), bucket.tokens + (now - bucket.stamp) * limits.submits_per_second
+        )
+        bucket.stamp = now
+        if bucket.tokens < 1:
+            return False
+        bucket.tokens -= 1
+        return True
+
+
+async def reply(conn: ServerConnection, data: bytes) -> None:
+    """Send ``data`` to one client; a client that went away changes nothing (the event's fate is decided)."""
+    with suppress(ConnectionClosed):
+        await conn.send(data.decode())

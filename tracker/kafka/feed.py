@@ -1,0 +1,386 @@
+"""``tracker gateway``: the Kafka backend and feed of the distributed deployment's gateway.
+
+How this works
+--------------
+
+The gateway is the same :class:`~tracker.gateway.serve.Gateway` as
+``tracker up`` (same ``/ws`` protocol, same HTTP pages, same lifecycle);
+only the backend differs: :class:`KafkaBackend` produces submits, and
+:class:`Feed` reads the workers' topics into the gateway's sink.
+Every gateway reads every partition without a consumer group, so any
+number of them serve every tournament.
+
+**Start without a gap.**  Before serving, the gateway notes the end offsets
+of ``tracker-standings`` (*U*), then reads ``tracker-snapshots`` from the
+beginning to its end offsets (*S*, taken after *U*) and installs the newest
+snapshot of each tournament; then it follows ``tracker-standings`` from *U*.
+A worker produces an event's snapshot, waits until the broker has it, and
+only then produces its update.  So for any event, either its snapshot (or a
+newer one) was before *S*, or its snapshot came after *S*, hence its update
+after *U*: nothing is missed.  Updates the snapshot already covers are
+dropped by seq, as are re-delivered duplicates.
+
+**Submit.**  An arbiter's ``submit`` is produced to ``tracker-results``
+(``acks=all``).  The gateway then waits for the worker's verdict, which it
+sees on the topics it follows anyway: the event's ``update`` (the ``ack``
+carries its seq; for an event applied before, the current seq, as
+``tracker up`` answers) or its dead letter (``rejected`` with the worker's code
+and reason, exactly as ``tracker up`` would say it).  So an ``ack`` means
+the broker has the event *and* it is applied.  When no verdict comes within
+``outcome_timeout`` (no worker running, a long rebalance) the reply is
+``rejected`` with code ``pending``: the event is in the results log and
+will be applied when a worker gets to it; resubmitting it is safe (same id).
+
+**State for TRF and projections** comes from the table's changelog: the
+gateway keeps the latest event log per tournament and folds it when the
+TRF page or an arbiter's projection asks for it.
+
+**Updates** go into the gateway's :class:`~tracker.gateway.backend.Sink`,
+which drops re-deliveries by seq (and says so): the feed checks nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import msgspec
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.errors import KafkaError
+
+from tracker.config import ServerConfig
+from tracker.core.crosstable import Tournament
+from tracker.core.errors import DecodeError, EventRejected, TrackerError
+from tracker.core.events import Event
+from tracker.gateway.backend import Sink
+from tracker.gateway.metrics import Metrics
+from tracker.gateway.serve import serve
+from tracker.kafka.processing import decode_dead_letter, rebuild
+from tracker.kafka.producer import results_producer, send_event
+from tracker.kafka.topics import (
+    CHANGELOG,
+    DEAD_LETTERS,
+    SNAPSHOTS,
+    STANDINGS,
+    BrokerError,
+    bootstrap_servers,
+    ensure_topics,
+    started,
+)
+from tracker.protocol import StandingsPayload
+
+log = logging.getLogger(__name__)
+
+OUTCOME_TIMEOUT: Final = 30.0
+"""Seconds a submit waits for the worker's verdict before replying ``pending``."""
+BOOTSTRAP_TIMEOUT: Final = 120.0
+"""Seconds the gateway may take to read the snapshots before it serves."""
+
+
+class _EventRef(msgspec.Struct):
+    id: str
+
+
+class _UpdateHead(msgspec.Struct):
+    tournament: str
+    seq: int
+    event: _EventRef
+
+
+_head_decoder: Final = msgspec.json.Decoder(_UpdateHead)
+_payload_decoder: Final = msgspec.json.Decoder(StandingsPayload)
+
+
+def read_payload(message: bytes) -> StandingsPayload:
+    """The standings part of a ``snapshot`` or ``update`` message.
+
+    Raises :class:`DecodeError` when the message has none.
+    """
+    try:
+        return _payload_decoder.decode(message)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise DecodeError(f"invalid standings message: {exc}") from None
+
+
+class KafkaBackend:
+    """The gateway's backend on Kafka: submits go to the results topic.
+
+    The verdicts come from :class:`Feed`, which calls :meth:`accepted`,
+    :meth:`rejected` and :meth:`record_log` as it reads the topics, and
+    publishes into the sink this backend is attached to.
+    """
+
+    def __init__(self, producer: Any, *, outcome_timeout: float = OUTCOME_TIMEOUT) -> None:
+        self.producer = producer
+        self.outcome_timeout = outcome_timeout
+        self.sink: Sink | None = None
+        self._installed: dict[str, StandingsPayload] = {}
+        self._waiting: dict[tuple[str, str], list[asyncio.Future[int]]] = {}
+        self._logs: dict[str, bytes] = {}
+        self._states: dict[str, tuple[bytes, Tournament]] = {}
+
+    def attach(self, sink: Sink) -> None:
+        self.sink = sink
+        for payload in self._installed.values():
+            sink.install(payload)
+        self._installed.clear()
+
+    def install(self, payload: StandingsPayload) -> None:
+        """Standings read on start (from the snapshots), installed in the sink once it is attached."""
+        if self.sink is not None:
+            self.sink.install(payload)
+        else:
+            self._installed[payload["tournament"]] = payload
+
+    @property
+    def waiting(self) -> int:
+        """Submits waiting for a worker's verdict."""
+        return sum(len(futures) for futures in self._waiting.values())
+
+    async def submit(self, event: Event) -> int:
+        """Produce ``event`` (``acks=all``), wait for the worker's verdict, return the event's seq.
+
+        Raises :class:`EventRejected` with the worker's code and reason for an
+        invalid event, with code ``not-durable`` when the broker did not take
+        it, and with code ``pending`` when no worker decided in time.
+        """
+        key = (event.tournament, event.id)
+        verdict: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(key, []).append(verdict)
+        try:
+            try:
+                await (await send_event(self.producer, event))
+            except KafkaError as exc:
+                raise EventRejected(f"the results log did not take the event: {exc}", code="not-durable") from None
+            try:
+                async with asyncio.timeout(self.outcome_timeout):
+                    return await verdict
+            except TimeoutError:
+                raise EventRejected(
+                    f"the event is in the results log but no worker applied it within {self.outcome_timeout:g} s;"
+                    " it will be applied when a worker catches up, and resubmitting it is safe",
+                    code="pending",
+                ) from None
+        finally:
+            futures = self._waiting.get(key, [])
+            if verdict in futures:
+                futures.remove(verdict)
+            if not futures:
+                self._waiting.pop(key, None)
+
+    def accepted(self, tournament: str, event_id: str, seq: int) -> None:
+        """A worker applied (or had applied) the event: acknowledge the oldest submit of it with ``seq``.
+
+        One record on the results topic leads to one update, so each update
+        answers one submit: an event submitted twice gets two answers, in order.
+        """
+        verdict = self._oldest(tournament, event_id)
+        if verdict is not None:
+            verdict.set_result(seq)
+
+    def rejected(self, tournament: str, event_id: str, code: str, reason: str) -> None:
+        """A worker rejected the event: reject the oldest submit of it with the worker's code and reason."""
+        verdict = self._oldest(tournament, event_id)
+        if verdict is not None:
+            verdict.set_exception(EventRejected(reason, code=code))
+
+    def _oldest(self, tournament: str, event_id: str) -> asyncio.Future[int] | None:
+        for verdict in self._waiting.get((tournament, event_id), []):
+            if not verdict.done():
+                return verdict
+        return None
+
+    def record_log(self, tournament: str, event_log: bytes | None) -> None:
+        """The table's latest event log of a tournament (``None``: deleted)."""
+        if event_log is None:
+            self._logs.pop(tournament, None)
+        else:
+            self._logs[tournament] = event_log
+
+    def state(self, tournament: str) -> Tournament | None:
+        """The tournament folded from its latest event log, or ``None`` when none was seen."""
+        event_log = self._logs.get(tournament)
+        if event_log is None:
+            return None
+        cached = self._states.get(tournament)
+        if cached is not None and cached[0] is event_log:
+            return cached[1]
+        try:
+            state = rebuild(event_log)
+        except TrackerError:
+            log.exception("the event log of %r cannot be folded", tournament)
+            return None
+        if state is not None:
+            self._states[tournament] = (event_log, state)
+        return state
+
+
+class Feed:
+    """Reads the workers' topics into a :class:`KafkaBackend` and the sink it is attached to."""
+
+    def __init__(self, backend: KafkaBackend, metrics: Metrics) -> None:
+        self.backend = backend
+        self.metrics = metrics
+
+    async def start(self, live: Any, boot: Any, *, within: float = BOOTSTRAP_TIMEOUT) -> int:
+        """Position ``live`` and install the snapshots read with ``boot``; return how many tournaments.
+
+        ``live`` follows the standings and dead letters from their current
+        ends and the changelog from its beginning.  Raises
+        :class:`BrokerError` when the snapshots cannot be read within
+        ``within`` seconds.
+        """
+        following = await _all_partitions(live, STANDINGS, DEAD_LETTERS)
+        changelog = await _all_partitions(live, CHANGELOG)
+        live.assign(following + changelog)
+        ends = await live.end_offsets(following)  # U: taken before S
+        for tp in following:
+            live.seek(tp, ends[tp])
+        await live.seek_to_beginning(*changelog)
+        snapshots = await _all_partitions(boot, SNAPSHOTS)
+        boot.assign(snapshots)
+        await boot.seek_to_beginning(*snapshots)
+        newest: dict[str, StandingsPayload] = {}
+        try:
+            async with asyncio.timeout(within):
+                await _read_to_end(boot, snapshots, lambda record: self._snapshot(record.value, newest))
+        except TimeoutError:
+            raise BrokerError(f"could not read {SNAPSHOTS} within {within:g} s") from None
+        for payload in newest.values():
+            self.backend.install(payload)
+        return len(newest)
+
+    async def run(self, live: Any) -> None:
+        """Follow the topics until cancelled."""
+        handlers: dict[str, Callable[[Any], None]] = {
+            STANDINGS: self._update,
+            DEAD_LETTERS: self._dead_letter,
+            CHANGELOG: self._changelog,
+        }
+        while True:
+            batches = await live.getmany(timeout_ms=1000, max_records=2000)
+            for tp, records in batches.items():
+                handle = handlers[tp.topic]
+                for record in records:
+                    handle(record)
+
+    def _snapshot(self, message: bytes | None, newest: dict[str, StandingsPayload]) -> None:
+        try:
+            payload = read_payload(message or b"")
+        except DecodeError:
+            log.warning("skipping an invalid record on %s", SNAPSHOTS)
+            return
+        known = newest.get(payload["tournament"])
+        if known is None or payload["seq"] > known["seq"]:
+            newest[payload["tournament"]] = payload
+
+    def _update(self, record: Any) -> None:
+        message: bytes = record.value or b""
+        try:
+            head = _head_decoder.decode(message)
+            payload = read_payload(message)
+        except (msgspec.ValidationError, msgspec.DecodeError, DecodeError):
+            log.warning("skipping an invalid record on %s", STANDINGS)
+            return
+        sink = self.backend.sink
+        assert sink is not None, "the feed runs once the gateway serves"
+        if sink.publish(payload, message):
+            self.metrics.inc("tracker_kafka_updates_total")
+            seq = head.seq
+        else:  # a re-delivery: acknowledged with the current seq, as ``tracker up`` does
+            seq = sink.seq(head.tournament)
+        self.backend.accepted(head.tournament, head.event.id, seq)
+
+    def _dead_letter(self, record: Any) -> None:
+        try:
+            letter = decode_dead_letter(record.value or b"")
+        except DecodeError:
+            log.warning("skipping an invalid record on %s", DEAD_LETTERS)
+            return
+        self.metrics.inc("tracker_kafka_dead_letters_total")
+        if letter["id"] is not None:
+            self.backend.rejected(letter["tournament"], letter["id"], letter["code"], letter["reason"])
+
+    def _changelog(self, record: Any) -> None:
+        if record.key is not None:
+            self.backend.record_log(record.key.decode("utf-8", "replace"), record.value)
+
+
+async def _all_partitions(consumer: Any, *topics: str) -> list[Any]:
+    await consumer.topics()  # refreshes the metadata
+    tps = []
+    for topic in topics:
+        partitions = consumer.partitions_for_topic(topic)
+        if not partitions:
+            raise BrokerError(f"topic {topic} does not exist")
+        tps += [TopicPartition(topic, p) for p in sorted(partitions)]
+    return tps
+
+
+async def _read_to_end(consumer: Any, tps: list[Any], handle: Callable[[Any], None]) -> None:
+    """Read ``tps`` from their positions to the end offsets they have now."""
+    ends = await consumer.end_offsets(tps)
+    remaining = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
+    while remaining:
+        batches = await consumer.getmany(*remaining, timeout_ms=1000)
+        for tp, records in batches.items():
+            for record in records:
+                handle(record)
+            if await consumer.position(tp) >= ends[tp]:
+                remaining.discard(tp)
+
+
+@asynccontextmanager
+async def _consumer(broker: str) -> AsyncIterator[Any]:
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers(broker),
+        group_id=None,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        fetch_max_wait_ms=100,
+    )
+    async with started(consumer, broker):
+        yield consumer
+
+
+async def serve_gateway(
+    broker: str,
+    config: ServerConfig,
+    *,
+    say: Callable[[str], None] = print,
+    outcome_timeout: float = OUTCOME_TIMEOUT,
+) -> None:
+    """Serve until SIGTERM/SIGINT: bootstrap from the snapshots, then follow the standings.
+
+    Raises :class:`BrokerError` when the broker cannot be reached.
+    """
+    await ensure_topics(broker)
+    metrics = Metrics()
+    async with results_producer(broker) as producer, _consumer(broker) as live:
+        backend = KafkaBackend(producer, outcome_timeout=outcome_timeout)
+        metrics.gauges["tracker_kafka_submits_waiting"] = lambda: backend.waiting
+        feed = Feed(backend, metrics)
+        async with _consumer(broker) as boot:
+            installed = await feed.start(live, boot)
+        say(f"tracker gateway: {installed} tournaments from {SNAPSHOTS}; following {STANDINGS} at {broker}")
+
+        async def follow(port: int) -> None:
+            await feed.run(live)
+
+        await serve(config, backend, name="tracker gateway", say=say, metrics=metrics, background=follow)
+
+
+def run_gateway(broker: str, config: ServerConfig) -> int:
+    """``tracker gateway``: serve until SIGTERM/SIGINT; return the exit code.
+
+    Raises :class:`BrokerError` when the broker cannot be reached.
+    """
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    asyncio.run(serve_gateway(broker, config, say=say))
+    return 0

@@ -1,1 +1,0 @@
-"""The shell around the core: journal, processor, fan-out hub and HTTP/websocket gateway."""
