@@ -89,45 +89,26 @@ const BYE_CODES = new Set(["F", "H", "Z", "U"]);
 export const isBye = (entry) => entry[1] === 0 || BYE_CODES.has(entry[3]);
 
 /**
- * Points per TRF code for this tournament.  Uses payload.scoring when the
- * server sends it; otherwise finds the win/draw values that make every
- * row's results add up to its points (1-½-0, 3-1-0, 2-1-0 …).  Returns null
- * when no scoring explains the rows.
+ * Points per TRF code, from the scoring the server sends with the standings
+ * (payload.scoring: win, draw, loss, forfeits, byes).  Nothing is worked out
+ * here: a payload without scoring (a tournament not open yet) gives null.
  */
 export function scoringOf(payload) {
   const s = payload.scoring;
-  if (s && typeof s.win === "number") {
-    const win = s.win, draw = s.draw ?? win / 2;
-    return {
-      "1": win, "W": win, "=": draw, "D": draw, "0": s.loss ?? 0, "L": s.loss ?? 0,
-      "+": s.forfeit_win ?? win, "-": s.forfeit_loss ?? 0,
-      "F": s.full_bye ?? win, "H": s.half_bye ?? draw, "Z": s.zero_bye ?? 0, "U": s.pab ?? win,
-    };
-  }
-  const rows = payload.standings || [];
-  const table = (win, draw) => ({
-    "1": win, "W": win, "+": win, "F": win, "U": win,
-    "=": draw, "D": draw, "H": draw,
-    "0": 0, "L": 0, "-": 0, "Z": 0,
-  });
-  const fits = (points) =>
-    rows.every((row) => Math.abs(row.results.reduce((sum, r) => sum + (points[r[3]] ?? NaN), 0) - row.points) < 1e-9);
-  const candidates = [[1, 0.5], [3, 1], [2, 1], [1, 0]];
-  for (const row of rows) {  // win = 2 × draw, solved from any row with a decisive or drawn game
-    const units = row.results.reduce((n, r) => n + ({ "1": 2, "W": 2, "+": 2, "F": 2, "U": 2, "=": 1, "D": 1, "H": 1 }[r[3]] || 0), 0);
-    if (units) { candidates.push([(2 * row.points) / units, row.points / units]); break; }
-  }
-  for (const [win, draw] of candidates) {
-    const points = table(win, draw);
-    if (fits(points)) return points;
-  }
-  return null;
+  if (!s || typeof s.win !== "number") return null;
+  const win = s.win, draw = s.draw ?? win / 2;
+  return {
+    "1": win, "W": win, "=": draw, "D": draw, "0": s.loss ?? 0, "L": s.loss ?? 0,
+    "+": s.forfeit_win ?? win, "-": s.forfeit_loss ?? 0,
+    "F": s.full_bye ?? win, "H": s.half_bye ?? draw, "Z": s.zero_bye ?? 0, "U": s.pab ?? win,
+  };
 }
 
 /**
  * The Koya breakdown of one player (C.07 §9.2): every opponent met, whether
- * they are on or above their line (row.qualified), and the points scored
- * against them; ``total`` sums the qualifying ones and equals the KS column.
+ * the server says they are on or above their line (row.qualified), and the
+ * points scored against them (the server's scoring per result code).
+ * ``total`` is the server's KS value for the player, not a sum made here.
  */
 export function koyaBreakdown(payload, startNo, points) {
   const rows = new Map(payload.standings.map((r) => [r.start_no, r]));
@@ -146,8 +127,7 @@ export function koyaBreakdown(payload, startNo, points) {
     item.scored += points ? points[code] ?? 0 : NaN;
   }
   const list = [...opponents.values()].sort((a, b) => a.row.rank - b.row.rank || a.row.start_no - b.row.start_no);
-  const total = list.filter((o) => o.row.qualified).reduce((sum, o) => sum + o.scored, 0);
-  return { row, opponents: list, byes, total };
+  return { row, opponents: list, byes, total: row.tiebreaks.KS };
 }
 
 /** Plain words for the basis of the Koya line. */

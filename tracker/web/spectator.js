@@ -139,7 +139,6 @@ function renderBreakdown() {
   const ks = b.row.tiebreaks.KS;
   const mark = payload.provisional ? el("span", { class: "prov", title: provisionalWords(payload) }, "*") : null;
   fill($("koya-h"), `Koya of ${b.row.name}`);
-  const matches = points && Math.abs(b.total - ks) < 1e-9;
   fill($("koya-body"),
     el("p", { class: "koya-sum" },
       el("span", { class: "big", dataset: { value: ks } }, `KS ${fmt(ks)}`), mark,
@@ -164,11 +163,9 @@ function renderBreakdown() {
           el("td", { class: "num scored" }, Number.isNaN(o.scored) ? "?" : fmt(o.scored)),
         ))),
       el("tfoot", null, el("tr", null,
-        el("th", { colspan: 3, scope: "row" }, "Sum over the opponents who count"),
-        el("td", { class: "num total", dataset: { value: b.total } }, Number.isNaN(b.total) ? "?" : fmt(b.total)))),
+        el("th", { colspan: 3, scope: "row" }, "KS: the sum over the opponents who count"),
+        el("td", { class: "num total", dataset: { value: b.total } }, fmt(b.total)))),
     )),
-    matches ? el("p", { class: "ok" }, `= KS ${fmt(ks)} in the standings.`)
-      : el("p", { class: "warn" }, points ? `The standings say KS ${fmt(ks)}.` : "Points per game could not be worked out from the standings."),
     b.byes.length ? el("p", { class: "explain" }, "Byes never count for Koya: ",
       b.byes.map(([round, , , code]) => `round ${round} (${CODE_WORDS[code] || code})`).join(", "), ".") : null,
   );

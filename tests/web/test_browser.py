@@ -1,0 +1,675 @@
+"""The pages people look at, in a real browser: overlay, spectator page, arbiter dashboard.
+
+Playwright drives Debian's Chromium (``/usr/bin/chromium``; never a
+downloaded browser) against a real ``tracker up`` process.  Events go in
+over the websocket as an arbiter client would send them, and every check
+waits for a DOM state (``data-seq`` on ``<html>``, an element, a text) with
+a timeout — no fixed sleeps.
+
+Without Chromium the tests are skipped, unless ``TRACKER_REQUIRE_BROWSER=1``
+(CI) makes a missing browser a failure.  The screenshot test writes to a
+scratch directory; ``make screenshots`` (``TRACKER_SCREENSHOTS=docs/img``)
+writes the README's pictures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from tests.conftest import REPO, TOKEN, RunningTracker, data_file
+from tracker.core.events import Event, Player, ResultRecorded, TournamentOpened, encode_event
+from tracker.formats import TournamentFile
+from tracker.formats.files import read_file
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TIMEOUT = 10_000  # ms, for any DOM state the pages must reach
+SHARED_FILES = ["fide-tec-exercise16-rr6.trf", "sinquefield-cup-2021.trf"]
+XSS_NAME = "<img src=x onerror=alert(1)>"
+SYMBOLS = {"1": "1", "=": "½", "0": "0", "+": "+", "-": "−", "W": "1", "D": "½", "L": "0"}
+
+Page = Any  # playwright.sync_api.Page, imported lazily so that a missing Playwright can skip
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("TRACKER_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"TRACKER_REQUIRE_BROWSER=1 but {reason}; install it with: apt-get install -y chromium")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for the module (contexts keep the tests apart)."""
+    if not Path(CHROMIUM).exists():
+        _missing(f"{CHROMIUM} is missing")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright package is not installed")
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+class Pages:
+    """Opens pages in fresh contexts; records dialogs and script errors of all of them."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.contexts: list[Any] = []
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+
+    def open(self, url: str | None = None, *, width: int = 1280, height: int = 900, bypass_csp: bool = False) -> Page:
+        context = self.browser.new_context(viewport={"width": width, "height": height}, bypass_csp=bypass_csp)
+        context.set_default_timeout(TIMEOUT)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("dialog", self._dialog)
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        if url is not None:
+            page.goto(url)
+        return page
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Any) -> Iterator[Pages]:
+    opened = Pages(browser)
+    yield opened
+    opened.close()
+    assert opened.errors == [], f"script errors in the pages: {opened.errors}"
+    assert opened.dialogs == [], f"a page opened a dialog (a script ran): {opened.dialogs}"
+
+
+# -- talking to the tracker -------------------------------------------------------
+
+
+class Arbiter:
+    """A websocket arbiter client: submit one event, wait for its ack, return the seq."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+
+    def submit(self, event: Event) -> int:
+        body = json.loads(encode_event(event))
+        self.ws.send(json.dumps({"type": "submit", "token": TOKEN, "event": body}))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=10))
+            if reply.get("type") in ("ack", "rejected") and reply.get("id") == event.id:
+                assert reply["type"] == "ack", f"{event.id} was rejected: {reply}"
+                return int(reply["seq"])
+
+    def submit_all(self, events: list[Event]) -> int:
+        seq = 0
+        for event in events:
+            seq = self.submit(event)
+        return seq
+
+
+@contextmanager
+def arbiter_of(tracker: RunningTracker) -> Iterator[Arbiter]:
+    with connect(tracker.ws_url, max_size=2**24, open_timeout=10) as ws:
+        yield Arbiter(ws)
+
+
+def events_of(tf: TournamentFile) -> list[Event]:
+    return [tf.opened, *tf.events]
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def standings_of(tracker: RunningTracker, tid: str) -> dict[str, Any]:
+    data: dict[str, Any] = get_json(f"{tracker.http_url}/api/tournaments/{tid}/standings")
+    return data
+
+
+def fmt(value: float) -> str:
+    """The pages' number format: 2.5 → "2½", 0.25 → "¼", 3.0 → "3"."""
+    whole, rest = divmod(abs(value), 1)
+    sign = "−" if value < 0 else ""
+    glyph = {0.25: "¼", 0.5: "½", 0.75: "¾"}.get(round(rest, 2))
+    if rest == 0:
+        return f"{sign}{int(whole)}"
+    if glyph:
+        return f"{sign}{int(whole) if whole else ''}{glyph}"
+    return f"{sign}{abs(value):.2f}".rstrip("0")
+
+
+def wait_seq(page: Page, seq: int, timeout: float = TIMEOUT) -> None:
+    page.wait_for_function("s => Number(document.documentElement.dataset.seq) >= s", arg=seq, timeout=timeout)
+
+
+def feed_log(page: Page) -> list[list[Any]]:
+    log: list[list[Any]] = page.evaluate("window.trackerFeed.log")
+    return log
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def overlay_rows(page: Page) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = page.evaluate(
+        """() => [...document.querySelectorAll('#rows .row')].map(r => ({
+            start: Number(r.dataset.start),
+            rank: r.querySelector('.rank').textContent,
+            name: r.querySelector('.name .n').textContent,
+            values: [...r.querySelectorAll('.v')].map(v => v.textContent),
+        }))"""
+    )
+    return rows
+
+
+def expected_overlay(standings: dict[str, Any], cols: list[str], top: int) -> list[dict[str, Any]]:
+    def value(row: dict[str, Any], col: str) -> str:
+        if col == "points":
+            return fmt(row["points"])
+        if col == "games":
+            return str(row["games"])
+        return fmt(row["tiebreaks"][col])
+
+    return [
+        {
+            "start": row["start_no"],
+            "rank": str(row["rank"]),
+            "name": row["name"],
+            "values": [value(row, c) for c in cols],
+        }
+        for row in standings["standings"][:top]
+    ]
+
+
+def points_per_code(opened: TournamentOpened) -> dict[str, float]:
+    s = opened.scoring
+
+    def f(value: Decimal | None, default: Decimal) -> float:
+        return float(default if value is None else value)
+
+    return {
+        "1": float(s.win), "W": float(s.win), "=": float(s.draw), "D": float(s.draw),
+        "0": float(s.loss), "L": float(s.loss), "+": f(s.forfeit_win, s.win), "-": float(s.forfeit_loss),
+    }  # fmt: skip
+
+
+def cell_text(row: dict[str, Any], opponent: int) -> str:
+    return " ".join(SYMBOLS[code] for _, opp, _, code in row["results"] if opp == opponent)
+
+
+# -- overlay ------------------------------------------------------------------------
+
+# counts rows that start a slide: the FLIP step sets translateY, then clears it to animate
+COUNT_SLIDES = """() => {
+    window.slides = 0;
+    new MutationObserver(changes => changes.forEach(c => {
+        if ((c.oldValue || '').includes('translateY')) window.slides += 1;
+    })).observe(document.getElementById('rows'),
+                {attributes: true, subtree: true, attributeOldValue: true, attributeFilter: ['style']});
+}"""
+
+
+def test_overlay_shows_each_update_after_its_ack_and_ends_on_the_final_standings(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
+    tid = tf.opened.tournament
+    cols = ["points", "KS", "SB", "games"]
+    # opened before the tournament exists, as a streamer sets up the browser source
+    overlay = pages.open(f"{tracker.http_url}/overlay/{tid}?cols={','.join(cols)}&top=10")
+    small = pages.open(f"{tracker.http_url}/overlay/{tid}?top=3&theme=light&scale=1.5&cols=ks,WON")
+    wait_seq(overlay, 0)
+    wait_seq(small, 0)
+    overlay.evaluate(COUNT_SLIDES)
+
+    with arbiter_of(tracker) as arbiter:
+        for number, event in enumerate(events_of(tf)):
+            seq = arbiter.submit(event)
+            wait_seq(overlay, seq, timeout=3000)  # each acknowledged update is on screen within 3 s
+            if number == 5:
+                assert overlay.locator("#rows .prov").count() > 0, "provisional KS values must be marked"
+                assert overlay.get_attribute("html", "data-provisional") == "true"
+    wait_seq(small, seq)
+
+    final = standings_of(tracker, tid)
+    assert final["seq"] == seq and not final["provisional"]
+    assert overlay_rows(overlay) == expected_overlay(final, cols, 10)
+    assert overlay.locator("#rows .prov").count() == 0, "final values are not provisional"
+    assert overlay.evaluate("window.slides") > 0, "rows slide to their new rank (FLIP)"
+    assert [kind for kind, _ in feed_log(overlay)] == ["snapshot"] + ["update"] * seq
+    assert [s for _, s in feed_log(overlay)] == list(range(seq + 1)), "every update shown, in order"
+
+    assert overlay_rows(small) == expected_overlay(final, ["KS", "WON"], 3)
+    assert small.evaluate("document.documentElement.classList.contains('theme-light')")
+    assert small.evaluate("getComputedStyle(document.documentElement).fontSize") == "24px"
+    assert overlay.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+
+
+def test_overlay_fills_a_gap_by_resubscribing_with_since(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
+    tid = tf.opened.tournament
+    sent: list[dict[str, Any]] = []
+    dropped: list[int] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            server.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            m = json.loads(message)
+            if m.get("type") == "update" and m.get("seq") == 5 and not dropped:
+                dropped.append(5)  # lost on the way: the page must notice seq 6 does not follow 4
+                return
+            ws.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(from_server)
+
+    overlay = pages.open()
+    overlay.route_web_socket(re.compile(r"/ws$"), route)
+    overlay.goto(f"{tracker.http_url}/overlay/{tid}")
+    wait_seq(overlay, 0)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events_of(tf))
+    wait_seq(overlay, seq)
+    assert dropped == [5]
+    assert {"type": "subscribe", "tournament": tid, "since": 4} in sent
+    assert [s for _, s in feed_log(overlay)] == list(range(seq + 1)), "the gap was filled, nothing skipped"
+    assert overlay_rows(overlay) == expected_overlay(standings_of(tracker, tid), ["points", "KS"], 10)
+
+
+def test_overlay_reconnects_after_a_server_restart_and_resumes(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    port = free_port()
+    first = tracker_factory("--port", str(port))
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
+    tid = tf.opened.tournament
+    events = events_of(tf)
+    with arbiter_of(first) as arbiter:
+        before = arbiter.submit_all(events[:8])
+    overlay = pages.open(f"{first.http_url}/overlay/{tid}")
+    wait_seq(overlay, before)
+
+    first.stop()
+    overlay.wait_for_function("() => document.documentElement.dataset.status === 'reconnecting'")
+    assert overlay.locator("#status").inner_text() == "reconnecting…"
+
+    second = tracker_factory("--port", str(port), data_dir=first.data_dir)
+    with arbiter_of(second) as arbiter:
+        seq = arbiter.submit_all(events[8:])
+    wait_seq(overlay, seq, timeout=20_000)  # backoff: the next attempt may be a few seconds away
+    overlay.wait_for_function("() => document.documentElement.dataset.status === 'live'")
+    log = feed_log(overlay)
+    assert [s for _, s in log] == list(range(log[0][1], seq + 1)), f"resumed with since, no gap: {log}"
+    assert overlay_rows(overlay) == expected_overlay(standings_of(second, tid), ["points", "KS"], 10)
+
+
+# -- spectator page ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *(data_file(name) for name in SHARED_FILES),
+        REPO / "tests" / "data" / "double.trf",
+        REPO / "tests" / "data" / "three-one-zero.trf",
+    ],
+    ids=lambda p: Path(p).stem,
+)
+def test_spectator_crosstable_and_koya_breakdown_match_the_standings(
+    path: Path, tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(path))
+    tid = tf.opened.tournament
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events_of(tf))
+    page = pages.open(f"{tracker.http_url}/t/{tid}")
+    wait_seq(page, seq)
+    final = standings_of(tracker, tid)
+    rows = {row["start_no"]: row for row in final["standings"]}
+    codes = final["codes"]
+
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('#standings tbody tr')].map(tr => [
+            Number(tr.dataset.start), tr.querySelector('.player button').textContent,
+            tr.querySelector('.pts').textContent,
+            ...[...tr.querySelectorAll('td[data-code] .v')].map(v => v.textContent)])"""
+    )
+    assert shown == [
+        [r["start_no"], r["name"], fmt(r["points"]), *(fmt(r["tiebreaks"][c]) for c in codes)]
+        for r in final["standings"]
+    ]
+
+    cells = page.evaluate(
+        """() => [...document.querySelectorAll('#crosstable td.cell')].map(td =>
+            [Number(td.dataset.row), Number(td.dataset.col), td.textContent])"""
+    )
+    order = [r["start_no"] for r in final["standings"]]
+    assert cells == [[a, b, cell_text(rows[a], b)] for a in order for b in order if a != b]
+    if tf.opened.format == "double":
+        assert all(len(text.split()) == 2 for _, _, text in cells), "two games per cell in a double round robin"
+
+    points = points_per_code(tf.opened)
+    for start_no, row in rows.items():
+        page.click(f'#standings tr[data-start="{start_no}"] .player button')
+        page.wait_for_function(
+            "name => document.getElementById('koya').open"
+            " && document.getElementById('koya-h').textContent.endsWith(name)",
+            arg=row["name"],
+        )
+        breakdown = page.evaluate(
+            """() => [...document.querySelectorAll('#koya-body .breakdown tbody tr')].map(tr =>
+                [Number(tr.dataset.start), tr.dataset.qualified === 'true', tr.querySelector('.scored').textContent])"""
+        )
+        against: dict[int, float] = {}
+        for _, opp, _, code in row["results"]:
+            if opp:
+                against[opp] = against.get(opp, 0.0) + points[code]
+        assert sorted(breakdown) == sorted([opp, rows[opp]["qualified"], fmt(p)] for opp, p in against.items())
+        ks = row["tiebreaks"]["KS"]
+        assert sum(p for opp, p in against.items() if rows[opp]["qualified"]) == ks
+        assert page.locator("#koya-body .total").inner_text() == fmt(ks)  # the server's value, not a sum made here
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.getElementById('koya').open")
+
+    if path.name == "sinquefield-cup-2021.trf":
+        # readable on a phone: nothing wider than the screen; wide tables scroll inside their card
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function("() => document.documentElement.scrollWidth <= 390")
+        assert page.locator("#standings").is_visible()
+        page.click('#standings tr[data-start="1"] .player button')
+        box = page.locator("#koya").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+
+
+# -- arbiter dashboard ------------------------------------------------------------------------
+
+
+def test_arbiter_submits_and_corrects_a_result_and_spectators_see_both(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf"))).until_round(2)
+    tid = tf.opened.tournament
+    with arbiter_of(tracker) as arbiter_ws:
+        seq = arbiter_ws.submit_all(events_of(tf))
+
+    spectator = pages.open(f"{tracker.http_url}/t/{tid}")
+    wait_seq(spectator, seq)
+    dash = pages.open(f"{tracker.http_url}/arbiter/{tid}")
+    assert dash.locator("#gate").is_visible()
+    dash.fill("#token", TOKEN)
+    dash.click("#gate-form button[type=submit]")
+    wait_seq(dash, seq)
+    assert TOKEN not in dash.url and TOKEN not in dash.content(), "the token is never in the URL or the page"
+    assert dash.evaluate("sessionStorage.getItem('tracker-arbiter-token')") == TOKEN
+    dash.wait_for_selector("#proj-players tbody tr")  # the projection arrives for arbiters
+    assert dash.locator("#proj-players tbody tr").count() == 6
+
+    # Round 3, Charline (3) – Alyx (1): entered wrongly as 1-0 first
+    dash.select_option("#round", "3")
+    dash.select_option("#white", "3")
+    dash.select_option("#black", "1")
+    dash.select_option("#result", "1-0")
+    dash.click("#send")
+    wait_seq(spectator, seq + 1)
+    assert spectator.locator('#crosstable td[data-row="3"][data-col="1"]').inner_text() == "1"
+    assert spectator.locator('#crosstable td[data-row="1"][data-col="3"]').inner_text() == "0"
+    assert "Charline–Alyx 1–0" in spectator.locator("#feed li").first.inner_text()
+    dash.wait_for_selector("#accepted li")
+    dash.wait_for_selector('#warnings li[data-kind="missing"][data-round="3"]')
+
+    # the same result entered twice: warned before sending, rejected, and flagged
+    dash.select_option("#result", "1-0")
+    assert "duplicate" in dash.locator("#precheck").inner_text()
+    dash.click("#send")
+    dash.wait_for_selector('#rejected li[data-code="duplicate-result"]')
+    dash.wait_for_selector('#warnings li[data-kind="duplicate"]')
+
+    # the correction, from the round's list of recorded games
+    dash.click('#round-games tr[data-white="3"][data-black="1"] button:text("Correct")')
+    assert dash.locator("input[name=action][value=correct]").is_checked()
+    dash.select_option("#result", "0-1")
+    dash.click("#send")
+    wait_seq(spectator, seq + 2)
+    assert spectator.locator('#crosstable td[data-row="3"][data-col="1"]').inner_text() == "0"
+    assert spectator.locator('#crosstable td[data-row="1"][data-col="3"]').inner_text() == "1"
+    final = standings_of(tracker, tid)
+    alyx = next(r for r in final["standings"] if r["start_no"] == 1)
+    assert spectator.locator('#standings tr[data-start="1"] .pts').inner_text() == fmt(alyx["points"])
+    assert "Charline–Alyx" in spectator.locator("#feed li").first.inner_text()
+
+    # and a void empties the cell again
+    dash.click('#round-games tr[data-white="3"][data-black="1"] button:text("Void")')
+    dash.click("#send")
+    wait_seq(spectator, seq + 3)
+    assert spectator.locator('#crosstable td[data-row="3"][data-col="1"]').inner_text() == ""
+    # the spectator can see the update before the dashboard has rendered its own ack: wait for it
+    dash.wait_for_function("() => document.querySelectorAll('#accepted li').length >= 3", timeout=10_000)
+    assert dash.locator("#accepted li").count() == 3
+
+
+def test_arbiter_dashboard_refuses_a_wrong_token(tracker_factory: Callable[..., RunningTracker], pages: Pages) -> None:
+    tracker = tracker_factory()
+    dash = pages.open(f"{tracker.http_url}/arbiter/some-cup")
+    dash.fill("#token", "not-the-token")
+    dash.click("#gate-form button[type=submit]")
+    dash.wait_for_function("() => document.getElementById('gate-msg').textContent.includes('refused')")
+    assert dash.locator("#gate").is_visible()
+    assert dash.evaluate("sessionStorage.getItem('tracker-arbiter-token')") is None
+
+
+# -- names are text ---------------------------------------------------------------------------
+
+
+def test_markup_in_names_is_shown_as_text_on_every_page(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    """Names and the event name come back as text; no element or script is made from them.
+
+    The pages carry a Content-Security-Policy that would block inline
+    handlers anyway; the browser ignores it here (``bypass_csp``) so that the
+    test proves the rendering itself, not the safety net.
+    """
+    tracker = tracker_factory()
+    tid = "xss-cup"
+    event_name = "<script>alert('event')</script> Cup"
+    names = [XSS_NAME, 'Bob "><svg onload=alert(2)>', "Carol & <b>Dave</b>", "Eve"]
+    opened = TournamentOpened(
+        id="xss-open",
+        tournament=tid,
+        name=event_name,
+        players=tuple(Player(start_no=i + 1, name=name) for i, name in enumerate(names)),
+    )
+    game = ResultRecorded(id="xss-r1", tournament=tid, round=1, white=1, black=2, result="1-0")
+    spectator = pages.open(
+        f"{tracker.http_url}/t/{tid}", bypass_csp=True
+    )  # before the game: its summary goes to the feed
+    wait_seq(spectator, 0)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all([opened, game])
+
+    def shows_text_only(page: Page) -> None:
+        wait_seq(page, seq)
+        text = page.evaluate("document.body.textContent")
+        assert XSS_NAME in text, "the name appears literally"
+        assert page.locator("img, svg, script:not([src]), b").count() == 0, "no element was made from a name"
+        assert page.evaluate("document.querySelectorAll('[onerror], [onload]').length") == 0
+
+    overlay = pages.open(f"{tracker.http_url}/overlay/{tid}", bypass_csp=True)
+    shows_text_only(overlay)
+    assert overlay.locator("#title").inner_text() == event_name
+
+    shows_text_only(spectator)
+    assert spectator.title() == f"{event_name} — standings"
+    assert XSS_NAME in spectator.locator("#feed").inner_text()
+    spectator.click('#standings tr[data-start="2"] .player button')
+    spectator.wait_for_function("() => document.getElementById('koya').open")
+    assert spectator.locator("#koya-body .opp-name").inner_text() == XSS_NAME
+
+    dash = pages.open(f"{tracker.http_url}/arbiter/{tid}", bypass_csp=True)
+    dash.fill("#token", TOKEN)
+    dash.click("#gate-form button[type=submit]")
+    shows_text_only(dash)
+    dash.select_option("#round", "1")
+    dash.select_option("#white", "1")
+    dash.select_option("#black", "2")
+    dash.click("#send")  # a duplicate: its rejection names the players
+    dash.wait_for_selector('#rejected li[data-code="duplicate-result"]')
+    assert XSS_NAME in dash.locator("#rejected li").first.inner_text()
+    shows_text_only(dash)
+
+    index = pages.open(f"{tracker.http_url}/", bypass_csp=True)
+    index.wait_for_selector(f'#tournaments li[data-id="{tid}"]')
+    assert index.locator(f'#tournaments li[data-id="{tid}"] .tname').inner_text() == event_name
+    assert index.locator("img, script:not([src])").count() == 0
+    assert index.locator(f'#tournaments li[data-id="{tid}"] a').evaluate_all("as => as.map(a => a.pathname)") == [
+        f"/t/{tid}",
+        f"/overlay/{tid}",
+        f"/arbiter/{tid}",
+    ]
+
+
+# -- screenshots for the README ------------------------------------------------------------------
+
+STREAM_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><style>
+  html, body { margin: 0; width: 1280px; height: 720px; overflow: hidden; font-family: sans-serif; }
+  body { background: radial-gradient(ellipse at 70% 40%, #3b4a63 0%, #1b2333 55%, #0d121c 100%); position: relative; }
+  .board { position: absolute; left: 600px; top: 70px; width: 560px; height: 560px;
+           box-shadow: 0 20px 60px rgba(0,0,0,.6); border: 10px solid #5a3b22; border-radius: 4px;
+           display: grid; grid-template-columns: repeat(8, 1fr); }
+  .board span { display: flex; align-items: center; justify-content: center; font-size: 52px;
+                line-height: 1; color: #111; text-shadow: 0 1px 0 rgba(255,255,255,.4); background: #f0d9b5; }
+  .board span.dark { background: #b58863; }
+  .board span.w { color: #fff; text-shadow: 0 0 2px #000, 0 0 1px #000; }
+  .cam { position: absolute; width: 250px; height: 150px; border-radius: 8px; right: 40px;
+         background: linear-gradient(135deg, #556070, #2a303b); box-shadow: 0 8px 24px rgba(0,0,0,.5); }
+  .lower { position: absolute; left: 0; right: 0; bottom: 0; height: 64px; display: flex; align-items: center;
+           padding: 0 28px; gap: 18px; color: #fff; font-size: 22px; font-weight: 700;
+           background: linear-gradient(90deg, rgba(10,14,22,.95), rgba(10,14,22,.55)); }
+  .lower em { font-style: normal; color: #f2c94c; }
+  iframe { position: absolute; left: 24px; top: 24px; width: 540px; height: 560px; border: 0; }
+</style></head><body>
+<div class="board">BOARD</div>
+<div class="lower"><em>LIVE</em> Round 6 · board 1 — Caruana vs Vachier-Lagrave</div>
+<iframe src="OVERLAY" title="overlay"></iframe>
+</body></html>
+"""
+
+# a middlegame position, rank 8 to rank 1 ("." is an empty square; upper case is White)
+POSITION = ["r..q.rk.", "pp..bppp", "..n.pn..", "...p....", "...P....", "..NBPN..", "PP...PPP", "R..Q.RK."]
+GLYPHS = {"k": "♚", "q": "♛", "r": "♜", "b": "♝", "n": "♞", "p": "♟"}
+
+
+def stream_page(tmp: Path, overlay_url: str) -> Path:
+    squares = "".join(
+        f'<span class="{"dark" if (row + column) % 2 else "light"} {"w" if c.isupper() else "b"}">'
+        f"{GLYPHS.get(c.lower(), '')}</span>"
+        for row, rank in enumerate(POSITION)
+        for column, c in enumerate(rank)
+    )
+    page = tmp / "stream.html"
+    page.write_text(STREAM_PAGE.replace("BOARD", squares).replace("OVERLAY", overlay_url), encoding="utf-8")
+    return page
+
+
+def settle(page: Any) -> None:
+    """Wait until no CSS animation or transition runs (for a still picture)."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+
+
+def test_screenshots_of_the_pages_for_the_readme(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages, tmp_path: Path
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
+    tid = tf.opened.tournament
+    # after round 6 and two games of round 7: provisional values, a round with missing results
+    events = [e for e in tf.events if getattr(e, "round", 0) <= 6]
+    events += [e for e in tf.events if getattr(e, "round", 0) == 7][:2]
+    spectator = pages.open(f"{tracker.http_url}/t/{tid}", width=1280, height=1000)
+    wait_seq(spectator, 0)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all([tf.opened, *events])
+    img = Path(os.environ.get("TRACKER_SCREENSHOTS") or tmp_path / "img")
+    img.mkdir(parents=True, exist_ok=True)
+
+    stream = pages.open(width=1280, height=720)
+    overlay_url = f"{tracker.http_url}/overlay/{tid}?cols=points,KS,SB,games&top=10"
+    stream.goto(stream_page(tmp_path, overlay_url).as_uri())
+    stream.frame_locator("iframe").locator("#rows .row").first.wait_for()
+    overlay = next(f for f in stream.frames if f.url.startswith(tracker.http_url))
+    overlay.wait_for_function("s => Number(document.documentElement.dataset.seq) >= s", arg=seq)
+    settle(overlay)
+    stream.screenshot(path=str(img / "overlay.png"))
+
+    wait_seq(spectator, seq)
+    settle(spectator)
+    spectator.screenshot(path=str(img / "spectator.png"), full_page=True)
+
+    dash = pages.open(f"{tracker.http_url}/arbiter/{tid}", width=1280, height=1000)
+    dash.fill("#token", TOKEN)
+    dash.click("#gate-form button[type=submit]")
+    wait_seq(dash, seq)
+    round7 = [e for e in events if getattr(e, "round", 0) == 7]
+    first = round7[0]
+    assert isinstance(first, ResultRecorded)
+    dash.select_option("#round", "7")
+    dash.select_option("#white", str(first.white))
+    dash.select_option("#black", str(first.black))
+    dash.click("#send")
+    dash.wait_for_selector('#rejected li[data-code="duplicate-result"]')
+    dash.wait_for_selector("#proj-players tbody tr")
+    dash.wait_for_function(
+        "s => !document.getElementById('proj-meta').textContent.includes('updating') &&"
+        " document.getElementById('proj-meta').textContent.includes('seq ' + s)",
+        arg=seq,
+    )
+    dash.wait_for_selector("#send:not([disabled])")
+    settle(dash)
+    dash.screenshot(path=str(img / "arbiter.png"), full_page=True)
+    for name in ("overlay.png", "spectator.png", "arbiter.png"):
+        assert (img / name).stat().st_size > 10_000
