@@ -18,7 +18,10 @@ worker at a time::
 - :mod:`tracker.kafka.processing`: what a worker does with one record,
   without Kafka (the table value, the records to produce).
 - :mod:`tracker.kafka.worker`: the Faust app (``tracker worker``).
-- :mod:`tracker.kafka.gateway`: the websocket gateway on Kafka
+- :mod:`tracker.kafka.progress`, :mod:`tracker.kafka.publisher` and
+  :mod:`tracker.kafka._faust_patch`: which records were applied, publishing
+  after the flush, and the one place that touches Faust internals.
+- :mod:`tracker.kafka.feed`: the Kafka backend of the shared gateway
   (``tracker gateway``).
 - :mod:`tracker.kafka.producer`: producing events directly
   (``tracker replay --broker``).
