@@ -24,15 +24,16 @@ update; every subscriber receives the same bytes.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Annotated, Final, Literal, TypedDict
 
 import msgspec
 
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
-from tracker.core.events import Event, TournamentId
-from tracker.core.projection import Projection, ProjectionJSON, projection_json
-from tracker.core.standings import RowJSON, Standings, row_json
+from tracker.core.events import Event, GameResult, TournamentId
+from tracker.core.projection import Projection, Status
+from tracker.core.standings import Row, Standings
 
 PROTOCOL_VERSION: Final = 1
 
@@ -71,6 +72,160 @@ def decode_client(data: bytes | str) -> ClientMessage:
         raise DecodeError(f"malformed JSON: {exc}") from None
     except RecursionError:
         raise DecodeError("malformed JSON: nested too deeply") from None
+
+
+# -- standings rows (``tracker standings --format json``, the HTTP API, snapshots and updates) ----------
+
+
+class RowJSON(TypedDict):
+    rank: int
+    start_no: int
+    name: str
+    points: float
+    tiebreaks: dict[str, float]
+    games: int
+    withdrawn: bool
+    qualified: bool
+    line: float
+    results: list[tuple[int, int, str, str]]
+
+
+class StandingsJSON(TypedDict):
+    tournament: str
+    name: str
+    seq: int
+    provisional: bool
+    basis: str
+    max_basis: str
+    standings: list[RowJSON]
+
+
+def standings_json(s: Standings) -> StandingsJSON:
+    """The standings JSON of `tracker standings --format json`: rows with rank, start_no, name, points, tiebreaks."""
+    return {
+        "tournament": s.tournament,
+        "name": s.name,
+        "seq": s.seq,
+        "provisional": s.provisional,
+        "basis": s.basis,
+        "max_basis": s.max_basis,
+        "standings": [row_json(s.codes, row) for row in s.rows],
+    }
+
+
+def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
+    return {
+        "rank": row.rank,
+        "start_no": row.start_no,
+        "name": row.name,
+        "points": _number(row.points),
+        "tiebreaks": {code: _number(v) for code, v in zip(codes, row.tiebreaks, strict=True)},
+        "games": row.games,
+        "withdrawn": row.withdrawn,
+        "qualified": row.qualified,
+        "line": _number(row.line),
+        "results": list(row.results),
+    }
+
+
+def _number(value: Fraction) -> float:
+    return float(value)
+
+
+# -- projections -------------------------------------------------------------------------------
+
+
+class OpponentStatusJSON(TypedDict):
+    start_no: int
+    status: Status
+
+
+class PlayerProjectionJSON(TypedDict):
+    start_no: int
+    ks_min: float
+    ks_max: float
+    rank_best: int
+    rank_worst: int
+    points_min: float
+    points_max: float
+    qualification: Status
+    opponents: list[OpponentStatusJSON]
+
+
+class KoyaRangeJSON(TypedDict):
+    start_no: int
+    min: float
+    max: float
+
+
+class RankRangeJSON(TypedDict):
+    start_no: int
+    best: int
+    worst: int
+
+
+class OutcomeEffectJSON(TypedDict):
+    result: GameResult
+    ks: list[KoyaRangeJSON]
+    ranks: list[RankRangeJSON]
+
+
+class GameProjectionJSON(TypedDict):
+    round: int | None
+    white: int
+    black: int
+    outcomes: list[OutcomeEffectJSON]
+
+
+class ProjectionJSON(TypedDict):
+    tournament: str
+    seq: int
+    exact: bool
+    remaining: int
+    line: float
+    players: list[PlayerProjectionJSON]
+    games: list[GameProjectionJSON]
+
+
+def projection_json(p: Projection) -> ProjectionJSON:
+    """The JSON shape sent to arbiters: points as JSON numbers, maps as lists."""
+    return {
+        "tournament": p.tournament,
+        "seq": p.seq,
+        "exact": p.exact,
+        "remaining": p.remaining,
+        "line": float(p.line),
+        "players": [
+            {
+                "start_no": pp.start_no,
+                "ks_min": float(pp.ks_min),
+                "ks_max": float(pp.ks_max),
+                "rank_best": pp.rank_best,
+                "rank_worst": pp.rank_worst,
+                "points_min": float(pp.points_min),
+                "points_max": float(pp.points_max),
+                "qualification": pp.qualification,
+                "opponents": [{"start_no": o.start_no, "status": o.status} for o in pp.opponents],
+            }
+            for pp in p.players
+        ],
+        "games": [
+            {
+                "round": g.round,
+                "white": g.white,
+                "black": g.black,
+                "outcomes": [
+                    {
+                        "result": o.result,
+                        "ks": [{"start_no": s, "min": float(lo), "max": float(hi)} for s, (lo, hi) in o.ks.items()],
+                        "ranks": [{"start_no": s, "best": b, "worst": w} for s, (b, w) in o.ranks.items()],
+                    }
+                    for o in g.outcomes
+                ],
+            }
+            for g in p.games
+        ],
+    }
 
 
 class StandingsPayload(TypedDict):

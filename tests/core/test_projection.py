@@ -37,8 +37,9 @@ from tracker.core.events import (
     Scoring,
     TournamentOpened,
 )
-from tracker.core.projection import Projection, project, projection_json
+from tracker.core.projection import Projection, project
 from tracker.core.standings import Standings, standings
+from tracker.protocol import projection_json
 
 TID: Final = "proj"
 SINQUEFIELD: Final = Path("/work/shared/data/sinquefield-cup-2021.trf")

@@ -23,9 +23,10 @@ from tests.conftest import RunningTracker, data_file
 from tests.wsclient import recv, recv_until, reply_to, send, submit
 from tracker.client import replay_ws
 from tracker.core.events import Player, TournamentOpened
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.formats import state_from
 from tracker.formats.files import read_file
+from tracker.protocol import standings_json
 
 SINQUEFIELD = data_file("sinquefield-cup-2021.trf")
 EXERCISE = data_file("fide-tec-exercise16-rr6.trf")

@@ -53,9 +53,10 @@ from tracker.core.events import (
     TournamentOpened,
     decode_event,
 )
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
+from tracker.protocol import standings_json
 
 Factory = Callable[..., RunningTracker]
 EXERCISE = data_file("fide-tec-exercise16-rr6.trf")

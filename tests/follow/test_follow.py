@@ -32,7 +32,7 @@ from tests.conftest import REPO, RunningTracker, data_file
 from tests.protocol.test_schema import check_server_message
 from tests.wsclient import recv, reply_to, send, submit
 from tracker.core.events import ByeRecorded, Event, ResultRecorded, TournamentOpened
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.follow import (
     FileSource,
     Follower,
@@ -53,6 +53,7 @@ from tracker.follow import (
 from tracker.formats import state_from
 from tracker.formats.pgn import parse_pgn
 from tracker.formats.trf import parse_trf
+from tracker.protocol import standings_json
 
 SINQUEFIELD = data_file("sinquefield-cup-2021.trf")
 BYES = REPO / "tests" / "data" / "byes.trf"

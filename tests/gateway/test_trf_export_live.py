@@ -17,9 +17,10 @@ import pytest
 from tests.conftest import REPO, RunningTracker, data_file, start_tracker
 from tracker.client import replay_ws
 from tracker.core.crosstable import Tournament
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.trf import export_trf, parse_trf
+from tracker.protocol import standings_json
 
 FILES = {
     "sinquefield": data_file("sinquefield-cup-2021.trf"),

@@ -45,11 +45,12 @@ from tracker.core.events import (
     TournamentOpened,
     encode_event,
 )
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
 from tracker.formats.trf import export_trf
 from tracker.kafka.producer import produce_events
+from tracker.protocol import standings_json
 
 pytestmark = pytest.mark.kafka
 

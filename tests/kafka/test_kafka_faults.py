@@ -34,11 +34,12 @@ from tests.kafka_fixtures import (
 from tests.reliability_log import record
 from tests.wsclient import Message, recv, reply_to, send, submit
 from tracker.core.events import Event
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
 from tracker.kafka.producer import produce_events
 from tracker.kafka.topics import DEAD_LETTERS, STANDINGS
+from tracker.protocol import standings_json
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(240)]
 

@@ -25,7 +25,7 @@ from faust.types import TP
 from tests.conftest import data_file
 from tests.kafka_fixtures import Broker, kafka_broker, partition_of, read_topic  # noqa: F401  (a fixture)
 from tests.reliability_log import record
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.formats import state_from
 from tracker.formats.files import read_file
 from tracker.kafka import publisher as publishing
@@ -34,6 +34,7 @@ from tracker.kafka.producer import produce_events
 from tracker.kafka.progress import Admit, Progress
 from tracker.kafka.publisher import Publisher
 from tracker.kafka.topics import APP_ID, DEAD_LETTERS, RESULTS, STANDINGS
+from tracker.protocol import standings_json
 
 RESULTS_3 = TP(RESULTS, 3)
 RESULTS_5 = TP(RESULTS, 5)

@@ -35,7 +35,7 @@ from tracker.core.events import (
     Scoring,
     encode_event,
 )
-from tracker.core.projection import project, projection_json
+from tracker.core.projection import project
 from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.trf import parse_trf
@@ -46,6 +46,7 @@ from tracker.protocol import (
     ack_message,
     encode,
     error_message,
+    projection_json,
     rejected_message,
     snapshot_message,
     standings_payload,

@@ -21,10 +21,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from tracker.cli.tables import print_table
 from tracker.config import Limits, ServerConfig
 from tracker.core.errors import TrackerError
-from tracker.core.standings import standings, standings_json
+from tracker.core.standings import standings
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
+from tracker.protocol import standings_json
 
 console = Console(highlight=False)
 err = Console(stderr=True, highlight=False)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple
 
 from tracker.core.crosstable import Tournament
 from tracker.core.tiebreaks import TieBreak, koya_threshold
@@ -61,29 +61,6 @@ class Standings:
             if row.start_no == start_no:
                 return row
         raise KeyError(start_no)
-
-
-class RowJSON(TypedDict):
-    rank: int
-    start_no: int
-    name: str
-    points: float
-    tiebreaks: dict[str, float]
-    games: int
-    withdrawn: bool
-    qualified: bool
-    line: float
-    results: list[tuple[int, int, str, str]]
-
-
-class StandingsJSON(TypedDict):
-    tournament: str
-    name: str
-    seq: int
-    provisional: bool
-    basis: str
-    max_basis: str
-    standings: list[RowJSON]
 
 
 def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
@@ -279,35 +256,3 @@ def format_points(value: Fraction) -> str:
     if rest == Fraction(1, 2):
         return f"{int(whole)}½" if whole else "½"
     return f"{float(value):g}"
-
-
-def standings_json(s: Standings) -> StandingsJSON:
-    """The standings JSON of `tracker standings --format json`: rows with rank, start_no, name, points, tiebreaks."""
-    return {
-        "tournament": s.tournament,
-        "name": s.name,
-        "seq": s.seq,
-        "provisional": s.provisional,
-        "basis": s.basis,
-        "max_basis": s.max_basis,
-        "standings": [row_json(s.codes, row) for row in s.rows],
-    }
-
-
-def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
-    return {
-        "rank": row.rank,
-        "start_no": row.start_no,
-        "name": row.name,
-        "points": _number(row.points),
-        "tiebreaks": {code: _number(v) for code, v in zip(codes, row.tiebreaks, strict=True)},
-        "games": row.games,
-        "withdrawn": row.withdrawn,
-        "qualified": row.qualified,
-        "line": _number(row.line),
-        "results": list(row.results),
-    }
-
-
-def _number(value: Fraction) -> float:
-    return float(value)

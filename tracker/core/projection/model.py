@@ -1,0 +1,155 @@
+"""The model: the crosstable as the remaining games will complete it, in integer units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from tracker.core.crosstable import Tournament
+from tracker.core.events import GameResult
+from tracker.core.tiebreaks import final_games, koya_threshold
+
+#: An unscheduled game is assumed to come after every recorded round (it
+#: only matters for Sonneborn-Berger's trailing-bye adjustment).
+LATER: Final = 1 << 30
+
+
+# -- the model: the crosstable as the remaining games will complete it ---------
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One outcome of a remaining game, in units; ``*_won`` counts for WON."""
+
+    result: GameResult
+    white: int
+    black: int
+    white_won: int
+    black_won: int
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    round: int | None
+    white: int  # player index
+    black: int
+    options: tuple[Option, ...]
+
+
+@dataclass(slots=True)
+class Model:
+    """Integer arrays for the final crosstable, forced forfeits already in.
+
+    ``points[i][j]`` is what ``i`` scored against ``j``; ``trailing[i]`` the
+    trailing-bye units left out of ``i``'s score when ``i`` is an SB opponent
+    (see ``Tournament._adjusted_score``); ``de_weight[i][j]`` turns points into
+    C.07 §6 DE units (meetings averaged, doubled to stay integral).
+    ``thresholds[limit]``: qualifies when ``2·score ≥ threshold``.
+    """
+
+    n: int
+    score: list[int]
+    wins: list[int]
+    points: list[list[int]]
+    trailing: list[int]
+    de_weight: list[list[int]]
+    thresholds: dict[int, int]
+    order: tuple[tuple[str, int], ...]
+    games: list[Game]
+    undecided: list[Game] = field(default_factory=list)
+
+
+def remaining_games(t: Tournament) -> list[tuple[int | None, int, int]]:
+    """(round, white, black) of every meeting still without a result."""
+    missing: dict[tuple[int, int], int] = {}
+    for pair in t.pending_pairs():
+        missing[pair] = missing.get(pair, 0) + 1
+    found: list[tuple[int | None, int, int]] = []
+    if t.schedule is not None:
+        for r in sorted(t.schedule):
+            for w, b in sorted(t.schedule[r]):
+                pair = (min(w, b), max(w, b))
+                if missing.get(pair, 0) and r not in t.entries[w] and r not in t.entries[b]:
+                    found.append((r, w, b))
+                    missing[pair] -= 1
+    for (i, j), count in missing.items():
+        met = t.games_between(i, j)
+        # colours alternate with the pair's previous game; the lower start number starts
+        white_first = (j if t.entries[i][met[-1]].white else i) if met else min(i, j, key=t.start_nos.__getitem__)
+        black_first = j if white_first == i else i
+        for k in range(count):
+            found.append((None, white_first, black_first) if k % 2 == 0 else (None, black_first, white_first))
+    found.sort(key=lambda g: (LATER if g[0] is None else g[0], t.start_nos[g[1]], t.start_nos[g[2]]))
+    return found
+
+
+def options_of(t: Tournament, white: int, black: int) -> tuple[Option, ...]:
+    u = t.units
+    if t.withdrawn[white] and t.withdrawn[black]:
+        return (Option("--", u.forfeit_loss, u.forfeit_loss, 0, 0),)
+    if t.withdrawn[white]:
+        return (Option("-+", u.forfeit_loss, u.forfeit_win, 0, 0),)
+    if t.withdrawn[black]:
+        return (Option("+-", u.forfeit_win, u.forfeit_loss, 0, 0),)
+    played: tuple[tuple[GameResult, int, int], ...] = (
+        ("1-0", u.win, u.loss),
+        ("1/2-1/2", u.draw, u.draw),
+        ("0-1", u.loss, u.win),
+    )
+    return tuple(Option(r, w, b, int(w == u.win), int(b == u.win)) for r, w, b in played)
+
+
+def model_of(t: Tournament) -> Model:
+    n = t.n
+    points = [[0] * n for _ in range(n)]
+    meetings = [[0] * n for _ in range(n)]
+    for i in range(n):
+        for e in t.entries[i].values():
+            if e.is_game:
+                points[i][e.opponent] += e.units
+                meetings[i][e.opponent] += 1
+    score = list(t.score)
+    wins = list(t.wins)
+    games_at_end = list(t.games)
+    # the rounds of each player's last real (non-VUR) result, remaining games included
+    last_real = [max((r for r, e in t.entries[i].items() if not e.voluntarily_unplayed), default=0) for i in range(n)]
+    games: list[Game] = []
+    undecided: list[Game] = []
+    for r, w, b in [] if t.complete else remaining_games(t):
+        game = Game(r, w, b, options_of(t, w, b))
+        games.append(game)
+        games_at_end[w] += 1
+        games_at_end[b] += 1
+        meetings[w][b] += 1
+        meetings[b][w] += 1
+        at = LATER if r is None else r
+        if len(game.options) == 1:
+            o = game.options[0]
+            score[w] += o.white
+            score[b] += o.black
+            points[w][b] += o.white
+            points[b][w] += o.black
+            for p, code in ((w, o.result[0]), (b, o.result[-1])):
+                if code != "-":  # a forfeit loss is voluntarily unplayed
+                    last_real[p] = max(last_real[p], at)
+        else:
+            undecided.append(game)
+            last_real[w] = max(last_real[w], at)
+            last_real[b] = max(last_real[b], at)
+    trailing = [sum(e.units for r, e in t.entries[i].items() if r > last_real[i] and not e.is_game) for i in range(n)]
+    never_paired = sum(1 for g in games_at_end if g == 0)
+    line_games = final_games(n, t.cycles, t.rounds, t.basis, never_paired)
+    win = t.units.win
+    return Model(
+        n=n,
+        score=score,
+        wins=wins,
+        points=points,
+        trailing=trailing,
+        # meetings are at most 2 (double round robin): 2·Σ/1 or 2·Σ/2
+        de_weight=[[2 // m if m else 0 for m in row] for row in meetings],
+        thresholds={limit: koya_threshold(win, line_games, limit) for limit in t.limits},
+        order=tuple((tb.kind, tb.limit) for tb in t.tiebreaks),
+        games=games,
+        undecided=undecided,
+    )
