@@ -32,6 +32,7 @@ WORKLOADS = (
     ("kafka", "bench.kafka", "5. Faust worker vs a bare aiokafka consume→produce loop"),
     ("many", "bench.many", "6. many tournaments at once vs one tournament alone"),
     ("projection", "bench.projection", "7. projection: last round of a 16-player round robin"),
+    ("trf", "bench.trf_read", "8. reading and ranking a big round-robin TRF file"),
 )
 
 

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.builders import CLASSIC, FOOTBALL, berger, bye, correct, game, opened, schedule_of, void, withdraw
-from tracker.core.apply import apply
+from tracker.core.apply import apply, fold
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import GAME_RESULTS, ByeKind, Event, GameResult
@@ -97,6 +97,10 @@ class Run:
         assert self.standings == standings(self.t)
         if not self.pending or len(self.sent) % self.stride == 0:
             assert self.standings == rebuild_standings(self.t)
+            # the bulk path (how files are read): same events, sums computed once at the end
+            batched = fold(self.sent)
+            assert incremental_sums(batched) == live
+            assert standings(batched) == self.standings
 
     def accept(self, event: Event) -> None:
         t, update = apply(self.t, event, self.standings)

@@ -264,40 +264,12 @@ class Tournament:
         ``new`` is the new entries in the same order, or ``None`` to clear
         them.  Returns the qualification flips ``(limit, player, now)``.
         """
-        units_win = self.units.win
         key_before = self._line_key()
-        for p in players:
-            self.results_cache[p] = None
         old = [self.entries[p].get(round_) for p in players]
         # 1. take the old game's contributions out
         self._contribute(old, players, -1)
-        for p, e in zip(players, old, strict=True):
-            if e is not None:
-                del self.entries[p][round_]
-                if e.is_game:
-                    self._versus(p, e, -1)
-                self.entry_count -= 1
-                self.round_entries[round_] -= 1
-                if e.is_game:
-                    self.games[p] -= 1
-                if e.is_game and e.played and e.units == units_win:
-                    self.wins[p] -= 1
-        if len(players) == 2 and old[0] is not None:
-            self._meet(players, round_, -1)
         # 2. store the new entries, move the scores, propagate SB
-        if new is not None:
-            for p, e in zip(players, new, strict=True):
-                self.entries[p][round_] = e
-                if e.is_game:
-                    self._versus(p, e, +1)
-                self.entry_count += 1
-                self.round_entries[round_] = self.round_entries.get(round_, 0) + 1
-                if e.is_game:
-                    self.games[p] += 1
-                if e.is_game and e.played and e.units == units_win:
-                    self.wins[p] += 1
-            if len(players) == 2:
-                self._meet(players, round_, +1)
+        self._store(round_, players, old, new)
         for k, p in enumerate(players):
             old_entry = old[k]
             before = old_entry.units if old_entry is not None else 0
@@ -330,6 +302,73 @@ class Tournament:
         if new is not None:
             self._contribute(list(new), players, +1)
         return flips
+
+    def store_entries(self, round_: int, players: tuple[int, ...], new: tuple[Entry, ...] | None) -> None:
+        """Like :meth:`set_entries` but leave the running sums stale: the bulk path.
+
+        Folding a whole file moves every sum O(n) times per result (O(n³)
+        for a round robin); storing the entries and calling :meth:`resum`
+        once at the end is O(entries).  Until :meth:`resum`, only the
+        entries and the counts beside them (games, meetings, entry counts)
+        are right: enough to validate further events, not to rank.
+        """
+        self._store(round_, players, [self.entries[p].get(round_) for p in players], new)
+
+    def resum(self) -> None:
+        """Recompute score, SB, the line and Koya from the stored entries, in O(entries).
+
+        The same sums :meth:`set_entries` keeps incrementally (a property test
+        compares both with :func:`tracker.core.reference.rebuild_sums`).
+        """
+        n = self.n
+        self.score = [sum(e.units for e in entries.values()) for entries in self.entries]
+        self.adjusted = [self._adjusted_score(i) for i in range(n)]
+        adjusted = self.adjusted
+        self.sb = [
+            sum(e.units * adjusted[e.opponent] for e in entries.values() if e.is_game) for entries in self.entries
+        ]
+        lines = self.line_games_all()
+        win = self.units.win
+        for limit in self.limits:
+            q = [qualifies(self.score[i], koya_threshold(win, lines[i], limit)) for i in range(n)]
+            self.qualified[limit] = q
+            self.ks[limit] = [
+                sum(e.units for e in entries.values() if e.is_game and q[e.opponent]) for entries in self.entries
+            ]
+
+    def _store(
+        self, round_: int, players: tuple[int, ...], old: list[Entry | None], new: tuple[Entry, ...] | None
+    ) -> None:
+        """Swap ``old`` for ``new`` in the entries and the counts kept beside them (not the sums)."""
+        units_win = self.units.win
+        for p in players:
+            self.results_cache[p] = None
+        for p, e in zip(players, old, strict=True):
+            if e is not None:
+                del self.entries[p][round_]
+                if e.is_game:
+                    self._versus(p, e, -1)
+                self.entry_count -= 1
+                self.round_entries[round_] -= 1
+                if e.is_game:
+                    self.games[p] -= 1
+                if e.is_game and e.played and e.units == units_win:
+                    self.wins[p] -= 1
+        if len(players) == 2 and old[0] is not None:
+            self._meet(players, round_, -1)
+        if new is not None:
+            for p, e in zip(players, new, strict=True):
+                self.entries[p][round_] = e
+                if e.is_game:
+                    self._versus(p, e, +1)
+                self.entry_count += 1
+                self.round_entries[round_] = self.round_entries.get(round_, 0) + 1
+                if e.is_game:
+                    self.games[p] += 1
+                if e.is_game and e.played and e.units == units_win:
+                    self.wins[p] += 1
+            if len(players) == 2:
+                self._meet(players, round_, +1)
 
     def _versus(self, p: int, e: Entry, sign: int) -> None:
         record = self.versus[p].setdefault(e.opponent, [0, 0])

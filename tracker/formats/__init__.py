@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from tracker.core.apply import fold, step
+from tracker.core.apply import Batch, fold
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, FormatError
 from tracker.core.events import Event, TournamentOpened, decode_event, encode_event
@@ -43,10 +43,11 @@ def slug(name: str) -> str:
 def state_from(tf: TournamentFile) -> Tournament:
     """Fold the file's opening event and all its events into a fresh tournament.
 
-    Returns the crosstable as the core keeps it.  Readers have already
-    checked their events against the core, so this only raises
-    :class:`~tracker.core.errors.EventRejected` for a :class:`TournamentFile`
-    built or edited by hand.
+    Returns the crosstable as the core keeps it, folded in one batch (the
+    sums computed once, no standings or diffs per event: O(entries)).
+    Readers have already checked their events against the core, so this
+    only raises :class:`~tracker.core.errors.EventRejected` for a
+    :class:`TournamentFile` built or edited by hand.
     """
     state = fold((tf.opened, *tf.events))
     assert state is not None  # the opening event makes a tournament
@@ -137,13 +138,12 @@ def checked_file(
             decode_event(encode_event(event))
         except DecodeError as exc:
             raise FormatError(path, lines.get(event.id, 0), str(exc)) from None
-    try:
-        state, _ = step(None, opened)
-    except EventRejected as exc:
-        raise FormatError(path, lines.get(opened.id, 0), exc.reason) from None
-    for event in events:
+    batch = Batch()
+    for event in (opened, *events):
         try:
-            state, _ = step(state, event)
+            batch.fold(event)
         except EventRejected as exc:
             raise FormatError(path, lines.get(event.id, 0), exc.reason) from None
+    state = batch.finish()
+    assert state is not None  # the opening event makes a tournament
     return TournamentFile(opened, tuple(events)), state

@@ -52,6 +52,7 @@ specification says for a blank code.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -220,7 +221,8 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None) -> Tournam
         raise FormatError(path, 0, "empty file")
     header = _Header()
     players: list[_PlayerLine] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+    seen: dict[int, int] = {}  # start rank -> line: a repeated line is refused where it is, not after the file
+    for number, raw in enumerate(_lines(text), start=1):
         line = raw.rstrip()
         if not line:
             continue
@@ -231,10 +233,28 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None) -> Tournam
         if not _RECORD_CODE.fullmatch(code) or (len(line) > 3 and line[3] != " "):
             raise FormatError(path, number, f"not a TRF record (a record starts with a code like 001): {line[:20]!r}")
         if code == "001":
-            players.append(_player_line(line, number, path))
+            pl = _player_line(line, number, path)
+            other = seen.setdefault(pl.player.start_no, number)
+            if other != number:
+                raise FormatError(path, number, f"starting rank {pl.player.start_no} is already used on line {other}")
+            if len(players) == _MAX_PLAYERS:
+                raise FormatError(path, number, f"more than {_MAX_PLAYERS} players")
+            players.append(pl)
         else:
             _header_record(header, code, line, number, path)
     return _tournament_file(header, players, path, tournament_id)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one by one (a 50 MB file is not split into a list before its line 3 is refused)."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
 
 
 def _header_record(header: _Header, code: str, line: str, number: int, path: str) -> None:
@@ -416,16 +436,10 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
     if not lines:
         raise FormatError(path, 0, "no player records (001 lines)")
     lines.sort(key=lambda pl: pl.player.start_no)
-    by_no: dict[int, _PlayerLine] = {}
-    for pl in sorted(lines, key=lambda pl: pl.line):
-        other = by_no.setdefault(pl.player.start_no, pl)
-        if other is not pl:
-            raise FormatError(path, pl.line, f"starting rank {pl.player.start_no} is already used on line {other.line}")
+    by_no = {pl.player.start_no: pl for pl in lines}  # start ranks are unique: parse_trf refused repeats
     n = len(lines)
     if n < 2:
         raise FormatError(path, lines[0].line, "a round robin needs at least 2 players")
-    if n > _MAX_PLAYERS:
-        raise FormatError(path, lines[_MAX_PLAYERS].line, f"more than {_MAX_PLAYERS} players")
 
     tid = tournament_id_for(path, header.name, tournament_id)
     # rounds with any result; later rounds may only list pairings (blank results)
