@@ -51,6 +51,12 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("standings", help="print the standings of a TRF or PGN file")
     p.add_argument("file")
     p.add_argument("--after-round", type=int, metavar="N")
+    p.add_argument(
+        "--final",
+        action="store_true",
+        help="the event is over: read a paired game with a blank result as unplayed (0 points) in every round, "
+        "not only before the last round with results",
+    )
     p.add_argument("--tiebreaks", metavar="CODES", help="e.g. KS,KS/L-2,SB (TRF26 202 syntax)")
     p.add_argument("--basis", choices=["games", "rounds"])
     p.add_argument("--provisional", choices=["percentage", "max-games", "rounds"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -20,10 +21,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from tracker.cli.tables import print_table
 from tracker.config import Limits, ServerConfig
+from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
 from tracker.core.standings import standings
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
-from tracker.formats import TournamentFile, state_from
+from tracker.formats import state_from
 from tracker.formats.files import read_file
 from tracker.protocol import standings_json
 
@@ -40,7 +42,7 @@ def configure_logging() -> None:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    tf = read_file(args.file)
+    tf = read_file(args.file, final=args.final)
     if args.after_round is not None:
         tf = tf.until_round(args.after_round)
     changes: dict[str, object] = {}
@@ -53,21 +55,27 @@ def cmd_standings(args: argparse.Namespace) -> int:
     if args.provisional:
         changes["provisional"] = args.provisional
     if changes:
-        tf = TournamentFile(msgspec.structs.replace(tf.opened, **changes), tf.events)
+        tf = dataclasses.replace(tf, opened=msgspec.structs.replace(tf.opened, **changes))
     state = state_from(tf)
     table = standings(state)
     if args.format == "json":
-        print(json.dumps(standings_json(table), ensure_ascii=False, indent=2))
-    elif args.format == "trf":
+        print(json.dumps({**standings_json(table), "notes": list(tf.notes)}, ensure_ascii=False, indent=2))
+        return 0 if not args.project else _project(state)
+    for note in tf.notes:  # how the file was read, apart from the table: stdout stays a table or a TRF file
+        err.print(f"tracker standings: note: {note}", markup=False)
+    if args.format == "trf":
         from tracker.formats.trf import export_trf
 
         sys.stdout.write(export_trf(state))
     else:
         print_table(table, console)
-    if args.project:
-        from tracker.cli.projection import print_projection
+    return 0 if not args.project else _project(state)
 
-        print_projection(state, console)
+
+def _project(state: Tournament) -> int:
+    from tracker.cli.projection import print_projection
+
+    print_projection(state, console)
     return 0
 
 

@@ -216,8 +216,6 @@ def fold(events: Iterable[Event], state: Tournament | None = None) -> Tournament
     return state
 
 
-
-
 def apply(
     state: Tournament | None, event: Event, previous: Standings | None = None
 ) -> tuple[Tournament, Update | None]:

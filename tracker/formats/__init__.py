@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tracker.core.apply import Batch, fold
 from tracker.core.crosstable import Tournament
@@ -22,15 +22,21 @@ from tracker.core.events import Event, TournamentOpened, decode_event, encode_ev
 
 @dataclass(frozen=True, slots=True)
 class TournamentFile:
-    """A tournament read from a file: how to open it and what happened in it."""
+    """A tournament read from a file: how to open it and what happened in it.
+
+    ``notes`` are sentences for the user about how the reader read what the
+    file leaves open (a blank result, a column alignment, an encoding);
+    the CLI prints them.
+    """
 
     opened: TournamentOpened
     events: tuple[Event, ...]
+    notes: tuple[str, ...] = ()
 
     def until_round(self, last: int) -> TournamentFile:
         """The same file cut after round ``last`` (events of later rounds dropped)."""
         kept = tuple(e for e in self.events if getattr(e, "round", 0) <= last)
-        return TournamentFile(self.opened, kept)
+        return replace(self, events=kept)
 
 
 def slug(name: str) -> str:
@@ -54,11 +60,14 @@ def state_from(tf: TournamentFile) -> Tournament:
     return state
 
 
-def read_tournament_text(text: str, path: str, tournament_id: str | None = None) -> TournamentFile:
+def read_tournament_text(
+    text: str, path: str, tournament_id: str | None = None, *, final: bool = False
+) -> TournamentFile:
     """Read a TRF16/TRF26 or PGN file's text, choosing the reader by extension, then by content.
 
     ``.pgn`` is PGN and ``.trf``/``.txt`` are TRF; any other name is PGN when
     the first non-blank character is ``[`` (a PGN tag) and TRF otherwise.
+    ``final`` (the event is over) is passed to the TRF reader: see :func:`~tracker.formats.trf.parse_trf`.
     Raises :class:`~tracker.core.errors.FormatError` as the chosen reader does.
     """
     from tracker.formats.pgn import parse_pgn  # the readers import this package: import them late
@@ -68,10 +77,10 @@ def read_tournament_text(text: str, path: str, tournament_id: str | None = None)
     if name.endswith(".pgn"):
         return parse_pgn(text, path, tournament_id)
     if name.endswith((".trf", ".txt")):
-        return parse_trf(text, path, tournament_id)
+        return parse_trf(text, path, tournament_id, final=final)
     if text.lstrip("\ufeff \t\r\n").startswith("["):
         return parse_pgn(text, path, tournament_id)
-    return parse_trf(text, path, tournament_id)
+    return parse_trf(text, path, tournament_id, final=final)
 
 
 # -- shared by the readers ----------------------------------------------------------------
@@ -123,7 +132,7 @@ def bye_id(tournament: str, round_: int, player: int) -> str:
 
 
 def checked_file(
-    path: str, opened: TournamentOpened, events: list[Event], lines: dict[str, int]
+    path: str, opened: TournamentOpened, events: list[Event], lines: dict[str, int], notes: tuple[str, ...] = ()
 ) -> tuple[TournamentFile, Tournament]:
     """Validate a reader's result against the wire schema and the core, all or nothing.
 
@@ -146,4 +155,4 @@ def checked_file(
             raise FormatError(path, lines.get(event.id, 0), exc.reason) from None
     state = batch.finish()
     assert state is not None  # the opening event makes a tournament
-    return TournamentFile(opened, tuple(events)), state
+    return TournamentFile(opened, tuple(events), notes), state

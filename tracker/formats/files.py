@@ -12,7 +12,7 @@ from tracker.core.errors import FormatError
 from tracker.formats import TournamentFile
 
 
-def read_file(path: str, tournament_id: str | None = None) -> TournamentFile:
+def read_file(path: str, tournament_id: str | None = None, *, final: bool = False) -> TournamentFile:
     """Read a TRF or PGN file (by extension; TRF otherwise).
 
     Raises :class:`FormatError` when the file cannot be read or parsed.
@@ -31,4 +31,4 @@ def read_file(path: str, tournament_id: str | None = None) -> TournamentFile:
         return parse_pgn(text, path, tournament_id)
     from tracker.formats.trf import parse_trf
 
-    return parse_trf(text, path, tournament_id)
+    return parse_trf(text, path, tournament_id, final=final)

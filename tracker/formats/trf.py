@@ -37,8 +37,18 @@ White's / Black's codes     event
 ``W L``, ``D D``, ``L W``   the same with ``short=True`` (< 1 move)
 ``+ -``, ``- +``            forfeit ``+-`` / ``-+`` (opponent kept)
 ``- -``                     double forfeit ``--`` (a loss for both)
-both blank                  game paired, result not in yet: no event
+both blank                  see below
 ==========================  ==========================================
+
+A game both lines leave blank is ambiguous: the specification (blank =
+``Z``) and the FIDE TEC tie-break server read it as an unplayed game worth 0
+— a withdrawal left in the file — while tracker's own export writes it for
+games still to be played.  So: before the last round with results it is
+an unplayed game (a zero bye for each player: 0 points, not a game for
+Koya, SB or direct encounter, which gives the server's values); in the last
+round with results, and in later rounds that only list pairings, it is a
+game still to come (no event), unless ``final=True`` (the event is over).
+The :class:`TournamentFile`'s ``notes`` say which reading was used.
 
 With opponent ``0000`` (or four blanks) the block is a bye: ``H`` half,
 ``F`` full, ``U`` pairing-allocated, ``Z``, ``-`` or blank zero.  A bye
@@ -191,7 +201,7 @@ class _Header:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def parse_trf(text: str, path: str, tournament_id: str | None = None) -> TournamentFile:
+def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: bool = False) -> TournamentFile:
     """Read a TRF16 or TRF26 file's text into the tournament's opening event and its events.
 
     Returns a :class:`TournamentFile` whose opening event has every player
@@ -206,6 +216,9 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None) -> Tournam
 
     The tournament id is ``tournament_id``, else a slug of the ``012`` name,
     else of the file name; ``path`` is used for that and for messages only.
+    ``final`` says the event is over: a paired game with a blank result is
+    then unplayed in every round, not only before the last round with
+    results (see the module docstring); ``notes`` say which reading was used.
 
     Raises :class:`FormatError` (path, line, problem) for anything that is
     not a consistent round robin: binary junk, no player lines, a field that
@@ -242,7 +255,7 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None) -> Tournam
             players.append(pl)
         else:
             _header_record(header, code, line, number, path)
-    return _tournament_file(header, players, path, tournament_id)
+    return _tournament_file(header, players, path, tournament_id, final)
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -432,7 +445,9 @@ def _number(text: str, path: str, number: int, what: str) -> int:
     return int(text)
 
 
-def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tournament_id: str | None) -> TournamentFile:
+def _tournament_file(
+    header: _Header, lines: list[_PlayerLine], path: str, tournament_id: str | None, final: bool
+) -> TournamentFile:
     if not lines:
         raise FormatError(path, 0, "no player records (001 lines)")
     lines.sort(key=lambda pl: pl.player.start_no)
@@ -453,12 +468,16 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
         default=0,
     )
     paired = max((len(pl.blocks) for pl in lines), default=0)
+    # a blank result before the last round with results is an unplayed game; in that round (and in the
+    # rounds after it, which only list pairings) it is a game still to come, unless the event is over
+    last = max(played, paired) if final else played
     events: list[Event] = []
     where: dict[str, int] = {}
-    for r in range(1, played + 1):
+    for r in range(1, last + 1):
+        unplayed = final or r < played
         byes: list[ByeRecorded] = []
         for pl in lines:
-            event = _round_event(pl, r, by_no, tid, path)
+            event = _round_event(pl, r, by_no, tid, path, unplayed=unplayed)
             if isinstance(event, ByeRecorded):
                 byes.append(event)
             elif event is not None:
@@ -484,7 +503,7 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
         schedule=_schedule_of(lines, rounds, n),
         records=tuple(header.records),
     )
-    tf, state = checked_file(path, opened, events, where)
+    tf, state = checked_file(path, opened, events, where, _blank_notes(lines, played, last, final))
     for pl in lines:
         score = state.units.points(state.score[state.index[pl.player.start_no]])
         if pl.points is not None and pl.points != score:
@@ -497,13 +516,55 @@ def _tournament_file(header: _Header, lines: list[_PlayerLine], path: str, tourn
     return tf
 
 
+def _blank_notes(lines: list[_PlayerLine], played: int, last: int, final: bool) -> tuple[str, ...]:
+    """Which reading of a blank result in a paired round was used, round by round (issue 19).
+
+    Blank is ambiguous: the TRF specification (blank = ``Z``) and the FIDE TEC
+    tie-break server read it as an unplayed game worth 0 — a withdrawal left
+    in the file — while tracker's own export writes it for games still to be
+    played.
+    """
+    notes = []
+    by_no = {pl.player.start_no: pl for pl in lines}
+    for r in range(1, max(last, played) + 1):
+        pairs = [
+            f"{pl.player.start_no}–{block.opponent}"
+            for pl in lines
+            if (block := pl.block(r)) is not None
+            and block.opponent in by_no
+            and block.colour == "w"
+            and block.code == " "
+            and (other := by_no[block.opponent].block(r)) is not None
+            and other.code == " "
+        ]
+        if not pairs:
+            continue
+        shown = ", ".join(pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
+        if final:
+            notes.append(f"round {r}: no result for {shown}: read as unplayed (0 points, no game) because of --final")
+        elif r < played:
+            notes.append(
+                f"round {r}: no result for {shown} in a round before the last round with results ({played}): "
+                "read as unplayed (0 points, no game), as the TRF specification and the FIDE TEC server do"
+            )
+        elif r == played:
+            notes.append(
+                f"round {r}: no result yet for {shown} in the last round with results: read as games still "
+                "to be played (the standings stay provisional); --final reads them as unplayed"
+            )
+    return tuple(notes)
+
+
 def _round_event(
-    pl: _PlayerLine, r: int, by_no: dict[int, _PlayerLine], tid: str, path: str
+    pl: _PlayerLine, r: int, by_no: dict[int, _PlayerLine], tid: str, path: str, *, unplayed: bool = False
 ) -> ResultRecorded | ByeRecorded | None:
     """What ``pl``'s block of round ``r`` records, checked against the opponent's line.
 
     ``None`` for Black's side of a game (White's line records it) and for a
-    game whose result is not in yet.
+    game whose result is not in yet.  A game both lines leave blank is,
+    when ``unplayed``, an unplayed game: a zero bye for each player (on each
+    one's own line) — 0 points, not a game for Koya, SB or direct encounter,
+    as the specification's "blank = ``Z``" says.
     """
     no = pl.player.start_no
     block = pl.block(r)
@@ -537,11 +598,13 @@ def _round_event(
             f"round {r}: players {no} and {block.opponent} both have colour {block.colour!r} "
             f"(line {opponent.line} has {other.colour!r})",
         )
+    if (block.code, other.code) == (" ", " "):
+        if unplayed:
+            return ByeRecorded(id=bye_id(tid, r, no), tournament=tid, round=r, player=no, kind="zero")
+        return None
     if block.colour == "b":
         return None
     codes = (block.code, other.code)
-    if codes == (" ", " "):
-        return None
     read = RESULT_OF_CODES.get(codes)
     if read is None:
         raise FormatError(
@@ -627,7 +690,10 @@ def export_trf(t: Tournament) -> str:
 
     Round blocks go up to the last round anyone has a result in, or to the
     last scheduled round when the tournament has a schedule (future rounds
-    then list their pairings with blank results).  A player with nothing yet
+    then list their pairings with blank results; a scheduled game both
+    players have a zero bye for, before the last round with results, is
+    written as its pairing with a blank result — the unplayed game
+    :func:`parse_trf` reads it as).  A player with nothing yet
     in a round gets the pairing with a blank result when the tournament has
     a schedule, and a blank block otherwise — which
     TRF (and :func:`parse_trf`) reads as a zero bye: without the pairing,
@@ -649,8 +715,8 @@ def export_trf(t: Tournament) -> str:
     if not told and opened.format != read_as:
         lines.append("192 BERGER_DOUBLEROUNDROBIN" if opened.format == "double" else "192 BERGER_ROUNDROBIN")
     lines += opened.records
-    last = max((r for entries in t.entries for r in entries), default=0)
-    last = max(last, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
+    played = max((r for entries in t.entries for r in entries), default=0)
+    last = max(played, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
     for i, player in enumerate(opened.players):
         points = _points_text(t.units.points(t.score[i]))
         if len(points) > 4 and t.score[i] % t.units.denominator == 0:
@@ -662,14 +728,16 @@ def export_trf(t: Tournament) -> str:
             f"{player.rating or '':>4} {player.federation[:3]:<3} {player.fide_id[:11]:>11} {player.birth[:10]:<10} "
             f"{points:>4} {ranks[player.start_no]:>4}  "
         )
-        blocks = "".join(_export_block(t, i, r) for r in range(1, last + 1))
+        blocks = "".join(_export_block(t, i, r, played) for r in range(1, last + 1))
         lines.append((static + blocks).rstrip())
     return "\n".join(lines) + "\n"
 
 
-def _export_block(t: Tournament, i: int, r: int) -> str:
+def _export_block(t: Tournament, i: int, r: int, played: int) -> str:
     entry = t.entries[i].get(r)
     if entry is not None:
+        if entry.code == "Z" and r < played and (pairing := _unplayed_pairing(t, i, r)) is not None:
+            return pairing
         if not entry.is_game:
             return f"0000 - {entry.code}  "
         colour = "w" if entry.white else "b"
@@ -679,6 +747,22 @@ def _export_block(t: Tournament, i: int, r: int) -> str:
             opponent, colour = (black, "w") if i == white else (white, "b")
             return f"{t.start_nos[opponent]:>4} {colour}    "
     return " " * _BLOCK
+
+
+def _unplayed_pairing(t: Tournament, i: int, r: int) -> str | None:
+    """A scheduled game both players have a zero bye for, written as the pairing with a blank result.
+
+    :func:`parse_trf` reads that back as the same two zero byes (an unplayed
+    game) when a later round has results, and it keeps the pairing in the
+    file, as the arbiter's program wrote it.  ``None`` when ``i`` has no such game.
+    """
+    for white, black in (t.schedule or {}).get(r, ()):
+        if i in (white, black):
+            opponent, colour = (black, "w") if i == white else (white, "b")
+            other = t.entries[opponent].get(r)
+            if other is not None and other.code == "Z":
+                return f"{t.start_nos[opponent]:>4} {colour}    "
+    return None
 
 
 def _scoring_records(s: Scoring) -> list[str]:

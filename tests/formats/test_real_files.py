@@ -1,0 +1,86 @@
+"""Files as real arbiter programs write them (issue 19): withdrawals left blank, byte-aligned UTF-8, stray bytes."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from tests.conftest import TEST_DATA
+from tracker.cli import main
+from tracker.core.events import ByeRecorded
+from tracker.core.standings import Standings, standings
+from tracker.formats import state_from
+from tracker.formats.files import read_file
+from tracker.formats.trf import export_trf, parse_trf
+
+DATA = TEST_DATA
+WITHDRAWAL = DATA / "withdrawal-blank.trf"
+HALF = Fraction(1, 2)
+
+
+def koya(s: Standings) -> dict[int, Fraction]:
+    k = s.codes.index("KS")
+    return {row.start_no: row.tiebreaks[k] for row in s.rows}
+
+
+# -- 1. a blank result in a paired round ------------------------------------------------------
+
+
+def test_withdrawal_left_blank_gives_the_tec_servers_koya_and_final_standings_with_final() -> None:
+    s = standings(state_from(read_file(str(WITHDRAWAL), final=True)))
+    assert koya(s) == {1: 0, 2: 0, 3: HALF, 4: 1}
+    assert not s.provisional
+    assert {row.start_no: row.points for row in s.rows} == {1: Fraction(3, 2), 2: HALF, 3: 1, 4: 1}
+    assert {row.start_no: row.games for row in s.rows} == {1: 3, 2: 2, 3: 2, 4: 1}
+
+
+def test_blank_before_the_last_round_with_results_is_an_unplayed_game_worth_zero() -> None:
+    tf = read_file(str(WITHDRAWAL))
+    unplayed = [e for e in tf.events if isinstance(e, ByeRecorded)]
+    assert [(e.round, e.player, e.kind) for e in unplayed] == [(2, 3, "zero"), (2, 4, "zero")]
+    assert not any(
+        getattr(e, "round", 0) == 3 and {2, 4} & {getattr(e, "white", 0), getattr(e, "black", 0)} for e in tf.events
+    )
+
+
+def test_blank_in_the_last_round_with_results_stays_pending_without_final() -> None:
+    tf = read_file(str(WITHDRAWAL))
+    s = standings(state_from(tf))
+    assert s.provisional
+    assert "--final" in tf.notes[1] and "round 3" in tf.notes[1] and "2–4" in tf.notes[1]
+    assert "round 2" in tf.notes[0] and "4–3" in tf.notes[0] and "unplayed" in tf.notes[0]
+
+
+def test_final_reads_every_blank_as_unplayed_and_says_so() -> None:
+    tf = read_file(str(WITHDRAWAL), final=True)
+    assert [e.id for e in tf.events if isinstance(e, ByeRecorded) and e.round == 3] == [
+        "withdrawal-blank/r3/bye/2",
+        "withdrawal-blank/r3/bye/4",
+    ]
+    assert all("--final" in note for note in tf.notes)
+
+
+def test_unplayed_game_is_exported_as_the_pairing_with_a_blank_result_and_reads_back() -> None:
+    tf = read_file(str(WITHDRAWAL))
+    text = export_trf(state_from(tf))
+    d = next(line for line in text.splitlines() if line.startswith("001    4"))
+    assert d[101:110] == "   3 w   "  # round 2: the pairing kept, no result
+    assert parse_trf(text, str(WITHDRAWAL)).events == tf.events
+
+
+def test_standings_json_carries_the_notes_and_final_makes_it_final(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["standings", str(WITHDRAWAL), "--format", "json", "--final"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["provisional"] is False
+    assert {row["start_no"]: row["tiebreaks"]["KS"] for row in payload["standings"]} == {1: 0, 2: 0, 3: 0.5, 4: 1}
+    assert len(payload["notes"]) == 2 and "--final" in payload["notes"][0]
+
+
+def test_standings_table_prints_the_notes_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["standings", str(WITHDRAWAL)]) == 0
+    captured = capsys.readouterr()
+    assert "provisional" in captured.out
+    assert "note: round 3: no result yet for 2–4" in captured.err
+    assert "note" not in captured.out
