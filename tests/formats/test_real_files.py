@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import TEST_DATA
 from tracker.cli import main
+from tracker.core.errors import FormatError
 from tracker.core.events import ByeRecorded
 from tracker.core.standings import Standings, standings
 from tracker.formats import state_from
@@ -84,3 +85,33 @@ def test_standings_table_prints_the_notes_on_stderr(capsys: pytest.CaptureFixtur
     assert "provisional" in captured.out
     assert "note: round 3: no result yet for 2–4" in captured.err
     assert "note" not in captured.out
+
+
+# -- 3. encodings ---------------------------------------------------------------------------
+
+
+def _static(no: int, name: str, points: str) -> str:
+    return f"001 {no:>4} m    {name:<33} {'':>4} {'':<3} {'':>11} {'':<10} {points:>4} {no:>4}  "
+
+
+def two_players(first: str, second: str = "Other, Player") -> str:
+    return "012 Encodings\nXXR 1\n" + _static(1, first, "1.0") + "   2 w 1\n" + _static(2, second, "0.0") + "   1 b 0\n"
+
+
+def test_a_stray_latin1_byte_in_a_utf8_file_names_its_line_and_byte(tmp_path: Path) -> None:
+    text = two_players("Zoë, Anna", "Müller, Player")  # line 4 stays UTF-8
+    data = text.encode("utf-8").replace("Zoë".encode(), "Zoë".encode("latin-1"))  # one stray byte on line 3
+    path = tmp_path / "stray.trf"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as caught:
+        read_file(str(path))
+    assert caught.value.line == 3
+    assert "byte 17 of the line (0xEB) is not UTF-8" in caught.value.problem
+
+
+def test_a_file_that_is_latin1_throughout_is_read_as_such_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "old.trf"
+    path.write_bytes(two_players("Zoë, Anna", "Müller, Player").encode("cp1252"))
+    tf = read_file(str(path))
+    assert [p.name for p in tf.opened.players] == ["Zoë, Anna", "Müller, Player"]
+    assert tf.notes == ("the file is not UTF-8: read as Windows-1252, as older arbiter programs write it",)
