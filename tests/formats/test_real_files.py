@@ -115,3 +115,39 @@ def test_a_file_that_is_latin1_throughout_is_read_as_such_with_a_note(tmp_path: 
     tf = read_file(str(path))
     assert [p.name for p in tf.opened.players] == ["Zoë, Anna", "Müller, Player"]
     assert tf.notes == ("the file is not UTF-8: read as Windows-1252, as older arbiter programs write it",)
+
+
+# -- 2. columns aligned by UTF-8 bytes ----------------------------------------------------------
+
+
+def byte_aligned(name: str) -> str:
+    """``_static`` as a program that pads names to 33 *bytes* writes it (one space fewer per extra byte)."""
+    return _static(1, name, "1.0").replace(name + " " * (33 - len(name)), name + " " * (33 - len(name.encode())))
+
+
+def test_a_utf8_file_aligned_by_bytes_is_read_by_bytes_with_a_note() -> None:
+    good = two_players("Dupont, Émile")
+    shifted = good.replace(_static(1, "Dupont, Émile", "1.0"), byte_aligned("Dupont, Émile"))
+    assert len(shifted) == len(good) - 1  # one space fewer after "Émile"
+    tf = parse_trf(shifted, "bytes.trf")
+    assert tf.opened.players[0].name == "Dupont, Émile"
+    assert tf.events == parse_trf(good, "bytes.trf").events
+    assert tf.notes == (
+        "line 3: the columns are aligned by UTF-8 bytes, not characters (a name with accents is padded with "
+        "fewer spaces): read that way",
+    )
+
+
+def test_a_utf8_file_aligned_by_characters_reads_with_no_note() -> None:
+    tf = parse_trf(two_players("Dupont, Émile"), "chars.trf")
+    assert tf.opened.players[0].name == "Dupont, Émile"
+    assert tf.notes == ()
+
+
+def test_a_line_misaligned_both_ways_gives_the_character_columns_error() -> None:
+    text = two_players("Dupont, Émile").replace("Émile ", "Émile", 1).replace("Émile", "Émile  ", 1)
+    with pytest.raises(FormatError) as caught:
+        parse_trf(text, "bad.trf")
+    assert caught.value.line == 3
+    # one space too many: by characters the points column reads "1.", by bytes " 1."; the first is reported
+    assert caught.value.problem == "the points (columns 81-84) '1.' are not a number"

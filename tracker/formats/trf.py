@@ -10,7 +10,9 @@ How this works
    5–8, sex 10, title 11–13, name 15–47, rating 49–52, federation 54–56,
    FIDE id 58–68, birth date 70–79, points 81–84, rank 86–89, then one block
    of ten columns per round from column 92 (opponent 92–95, colour 97,
-   result 99).  The records tracker understands are interpreted: ``012``
+   result 99).  Columns are characters; a line with non-ASCII characters
+   that only parses with columns counted in UTF-8 bytes (a program that pads
+   names to 33 bytes) is read that way, and a note says so.  The records tracker understands are interpreted: ``012``
    name, ``XXR``/``142`` rounds, ``162`` (and JaVaFo's ``XXS``) scoring,
    ``202``/``212`` tie-breaks; ``062`` (player count) is dropped because the
    export writes its own.  Every other line — ``022`` city, ``092``/``192``
@@ -61,6 +63,7 @@ specification says for a blank code.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -235,6 +238,8 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: 
     header = _Header()
     players: list[_PlayerLine] = []
     seen: dict[int, int] = {}  # start rank -> line: a repeated line is refused where it is, not after the file
+    byte_aligned: list[int] = []  # lines that parse only with columns counted in UTF-8 bytes
+    char_aligned: dict[int, tuple[str, int]] = {}  # non-ASCII lines read by characters -> (line, index)
     for number, raw in enumerate(_lines(text), start=1):
         line = raw.rstrip()
         if not line:
@@ -246,7 +251,11 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: 
         if not _RECORD_CODE.fullmatch(code) or (len(line) > 3 and line[3] != " "):
             raise FormatError(path, number, f"not a TRF record (a record starts with a code like 001): {line[:20]!r}")
         if code == "001":
-            pl = _player_line(line, number, path)
+            pl, by_bytes = _player_line_aligned(line, number, path)
+            if by_bytes:
+                byte_aligned.append(number)
+            elif not line.isascii():
+                char_aligned[number] = (line, len(players))
             other = seen.setdefault(pl.player.start_no, number)
             if other != number:
                 raise FormatError(path, number, f"starting rank {pl.player.start_no} is already used on line {other}")
@@ -255,7 +264,40 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: 
             players.append(pl)
         else:
             _header_record(header, code, line, number, path)
-    return _tournament_file(header, players, path, tournament_id, final)
+    notes: tuple[str, ...] = ()
+    if byte_aligned:
+        # the program counts columns in bytes: lines that read both ways are read its way too
+        for number, (line, k) in char_aligned.items():
+            with contextlib.suppress(FormatError):
+                players[k] = _player_line(line.encode("utf-8").decode("latin-1"), number, path, by_bytes=True)
+                byte_aligned.append(number)
+        numbers = sorted(byte_aligned)
+        shown = ", ".join(map(str, numbers[:10])) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
+        notes = (
+            f"line{'s' if len(numbers) > 1 else ''} {shown}: the columns are aligned by UTF-8 bytes, not characters "
+            "(a name with accents is padded with fewer spaces): read that way",
+        )
+    return _tournament_file(header, players, path, tournament_id, final, notes)
+
+
+def _player_line_aligned(line: str, number: int, path: str) -> tuple[_PlayerLine, bool]:
+    """A 001 line read by character columns, else — when only that parses — by UTF-8 byte columns.
+
+    TRF counts columns in characters; some programs pad UTF-8 names to 33
+    *bytes*, so every column after an accented name sits one character
+    early.  Returns the line and whether it was read by bytes; raises the
+    character reading's :class:`FormatError` when neither reading parses.
+    """
+    try:
+        return _player_line(line, number, path), False
+    except FormatError:
+        if line.isascii():
+            raise
+        try:
+            return _player_line(line.encode("utf-8").decode("latin-1"), number, path, by_bytes=True), True
+        except FormatError:
+            pass
+        raise
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -348,9 +390,17 @@ def _scoring(
     header.scoring_line = number
 
 
-def _player_line(line: str, number: int, path: str) -> _PlayerLine:
+def _player_line(line: str, number: int, path: str, *, by_bytes: bool = False) -> _PlayerLine:
+    """One 001 line cut by column; ``by_bytes``: ``line`` is UTF-8 bytes as Latin-1 (one character per byte)."""
+
     def columns(first: int, last: int) -> str:
-        return line[first - 1 : last].strip()
+        text = line[first - 1 : last].strip()
+        if by_bytes and not text.isascii():
+            try:
+                return text.encode("latin-1").decode("utf-8")
+            except UnicodeDecodeError:
+                raise FormatError(path, number, f"columns {first}-{last} cut a character in two") from None
+        return text
 
     if line[8:9].strip():
         raise FormatError(path, number, "column 9 must be blank (the starting rank is in columns 5-8)")
@@ -446,7 +496,12 @@ def _number(text: str, path: str, number: int, what: str) -> int:
 
 
 def _tournament_file(
-    header: _Header, lines: list[_PlayerLine], path: str, tournament_id: str | None, final: bool
+    header: _Header,
+    lines: list[_PlayerLine],
+    path: str,
+    tournament_id: str | None,
+    final: bool,
+    notes: tuple[str, ...],
 ) -> TournamentFile:
     if not lines:
         raise FormatError(path, 0, "no player records (001 lines)")
@@ -503,7 +558,7 @@ def _tournament_file(
         schedule=_schedule_of(lines, rounds, n),
         records=tuple(header.records),
     )
-    tf, state = checked_file(path, opened, events, where, _blank_notes(lines, played, last, final))
+    tf, state = checked_file(path, opened, events, where, notes + _blank_notes(lines, played, last, final))
     for pl in lines:
         score = state.units.points(state.score[state.index[pl.player.start_no]])
         if pl.points is not None and pl.points != score:
