@@ -9,9 +9,10 @@ import pytest
 
 from tests.conftest import TEST_DATA
 from tracker.cli import main
-from tracker.core.errors import FormatError
+from tracker.core.errors import EventRejected, FormatError
 from tracker.core.events import ByeRecorded
 from tracker.core.standings import Standings, standings
+from tracker.core.tiebreaks import parse_tiebreak
 from tracker.formats import state_from
 from tracker.formats.files import read_file
 from tracker.formats.trf import export_trf, parse_trf
@@ -151,3 +152,83 @@ def test_a_line_misaligned_both_ways_gives_the_character_columns_error() -> None
     assert caught.value.line == 3
     # one space too many: by characters the points column reads "1.", by bytes " 1."; the first is reported
     assert caught.value.problem == "the points (columns 81-84) '1.' are not a number"
+
+
+# -- 5. messages -------------------------------------------------------------------------------
+
+
+def test_a_format_error_is_one_line_on_stderr_when_piped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / ("a-rather-long-folder-name-" * 3) / "tournament.trf"
+    path.parent.mkdir()
+    path.write_bytes(two_players("Zoë, Anna", "Müller, Player").encode().replace("Zoë".encode(), b"Zo\xeb"))
+    assert main(["standings", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert len(err) > 160
+    assert err.count("\n") == 1 and err.endswith("save the file as UTF-8 or correct that character\n")
+
+
+def test_a_truncated_result_block_says_the_line_is_cut_short() -> None:
+    lines = two_players("A, A").splitlines()
+    lines[-1] = lines[-1][:95]  # player 2's round 1 ends after the opponent's number
+    with pytest.raises(FormatError) as caught:
+        parse_trf("\n".join(lines), "cut.trf")
+    assert caught.value.line == 4
+    assert caught.value.problem == (
+        "round 1 is cut short: the line ends after opponent 1 (column 95); "
+        "a game needs its colour in column 97 and its result in column 99"
+    )
+
+
+def test_a_block_with_an_opponent_and_no_colour_asks_for_the_colour() -> None:
+    text = two_players("A, A").replace("   1 b 0", "   1   0")
+    with pytest.raises(FormatError) as caught:
+        parse_trf(text, "nocolour.trf")
+    assert caught.value.line == 4
+    assert caught.value.problem == "round 1: a game against 1 needs colour w or b in column 97"
+
+
+@pytest.mark.parametrize("value", ["-1", "-7", "x"])
+def test_after_round_refuses_what_is_not_a_round_number(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["standings", str(WITHDRAWAL), "--after-round", value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --after-round:" in err
+    assert (
+        "is not a round number" if value == "x" else f"a round number is 0 (before round 1) or more, not {value}"
+    ) in err
+
+
+def test_after_round_0_gives_the_start_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["standings", str(WITHDRAWAL), "--after-round", "0", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["standings"]
+    assert [(row["start_no"], row["points"], row["games"]) for row in rows] == [
+        (1, 0, 0),
+        (2, 0, 0),
+        (3, 0, 0),
+        (4, 0, 0),
+    ]
+
+
+def test_unsigned_koya_limit_is_refused_showing_both_spellings() -> None:
+    with pytest.raises(EventRejected) as caught:
+        parse_tiebreak("KS/L1")
+    assert caught.value.code == "unknown-tiebreak"
+    assert "KS/L+1 to raise the 50% line" in caught.value.reason
+    assert "KS/L+1 = 50% + ½ point under 1-½-0 scoring" in caught.value.reason
+    assert "the FIDE TEC tie-break server reads it as a 1% line" in caught.value.reason
+    assert parse_tiebreak("KS/L+1").limit == 1 and parse_tiebreak("ks/l-2").limit == -2
+
+
+def test_unsigned_koya_limit_in_a_trf_202_record_names_the_line() -> None:
+    text = two_players("A, A").replace("XXR 1\n", "XXR 1\n202 KS,KS/L2\n")
+    with pytest.raises(FormatError) as caught:
+        parse_trf(text, "limit.trf")
+    assert caught.value.line == 3
+    assert "KS/L+2" in caught.value.problem and "2% line" in caught.value.problem
+
+
+def test_unsigned_koya_limit_on_the_command_line_is_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["standings", str(WITHDRAWAL), "--tiebreaks", "KS/L1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "KS/L+1" in err and "1% line" in err

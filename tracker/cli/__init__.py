@@ -44,13 +44,26 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)
 
 
+def _after_round(text: str) -> int:
+    """``--after-round``: a round number, or 0 for the start list; anything else is refused with a sentence."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a round number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a round number is 0 (before round 1) or more, not {value}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tracker", description="Live Koya tie-breaks for round-robin chess events.")
     sub = top.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("standings", help="print the standings of a TRF or PGN file")
     p.add_argument("file")
-    p.add_argument("--after-round", type=int, metavar="N")
+    p.add_argument(
+        "--after-round", type=_after_round, metavar="N", help="the standings after round N (0: before round 1)"
+    )
     p.add_argument(
         "--final",
         action="store_true",

@@ -30,7 +30,8 @@ from tracker.formats.files import read_file
 from tracker.protocol import standings_json
 
 console = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: a message is one line however wide the terminal, and not cut at 80 columns when piped
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def configure_logging() -> None:

@@ -51,7 +51,9 @@ def parse_tiebreak(text: str) -> TieBreak:
     """Parse one code (case-insensitive), e.g. ``"KS/L-2"``.
 
     Raises :class:`EventRejected` (code ``unknown-tiebreak``) for a code
-    tracker does not compute.
+    tracker does not compute, and for a Koya limit without a sign
+    (``KS/L1``): TRF26 and C.07 §14.5 write ``KS/L+1``, and the FIDE TEC
+    server reads the unsigned form as a percentage line.
     """
     code = text.strip().upper()
     if code in ("PTS", "DE", "WON", "SB", "KS"):
@@ -59,6 +61,13 @@ def parse_tiebreak(text: str) -> TieBreak:
     match = _KS_LIMIT.match(code)
     if match:
         sign, digits = match.groups()
+        if not sign:
+            raise EventRejected(
+                f"tie-break code {text.strip()!r} has no sign: write KS/L+{digits} to raise the 50% line by "
+                f"{digits} × half a win (KS/L+1 = 50% + ½ point under 1-½-0 scoring) or KS/L-{digits} to lower it; "
+                f"tracker refuses KS/L{digits} because the FIDE TEC tie-break server reads it as a {digits}% line",
+                code="unknown-tiebreak",
+            )
         limit = -int(digits) if sign == "-" else int(digits)
         if limit == 0:
             return TieBreak("KS", "KS")

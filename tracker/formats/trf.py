@@ -442,6 +442,7 @@ def _player_line(line: str, number: int, path: str, *, by_bytes: bool = False) -
 
 def _block(chunk: str, round_: int, number: int, path: str) -> _Block | None:
     """One round's ten columns, or ``None`` when they are all blank."""
+    written = len(chunk.rstrip())
     chunk = chunk.ljust(_BLOCK)
     if not chunk.strip():
         return None
@@ -465,6 +466,18 @@ def _block(chunk: str, round_: int, number: int, path: str) -> _Block | None:
     if code not in _CODES:
         raise FormatError(path, number, f"round {round_}: unknown result code {chunk[7]!r} (column {column + 7})")
     opponent = int(opponent_text) if opponent_text.strip() else 0
+    if opponent and colour == " ":
+        if written <= 5:  # nothing after the opponent's number: the line (or the file) was cut
+            raise FormatError(
+                path,
+                number,
+                f"round {round_} is cut short: the line ends after opponent {opponent} "
+                f"(column {column + written - 1}); a game needs its colour in column {column + 5} "
+                f"and its result in column {column + 7}",
+            )
+        raise FormatError(
+            path, number, f"round {round_}: a game against {opponent} needs colour w or b in column {column + 5}"
+        )
     return _Block(opponent, "-" if colour == " " else colour, code)
 
 
