@@ -55,6 +55,30 @@ def test_blank_in_the_last_round_with_results_stays_pending_without_final() -> N
     assert "round 2" in tf.notes[0] and "4–3" in tf.notes[0] and "unplayed" in tf.notes[0]
 
 
+def test_byes_of_a_freshly_paired_round_do_not_make_the_blank_games_before_it_unplayed() -> None:
+    # rounds 2 and 3 are paired (their byes are known) but no game after round 1 has a result
+    text = (
+        "012 Paired ahead\nXXR 3\n"
+        + _static(1, "A, A", "2.0")
+        + "".join(b.ljust(10) for b in ("   2 w 1", "   3 w", "0000 - U"))
+        + "\n"
+        + _static(2, "B, B", "1.0")
+        + "".join(b.ljust(10) for b in ("   1 b 0", "0000 - U", "   3 w"))
+        + "\n"
+        + _static(3, "C, C", "1.0")
+        + "".join(b.ljust(10) for b in ("0000 - U", "   1 b", "   2 b"))
+        + "\n"
+    )
+    tf = parse_trf(text, "ahead.trf")
+    assert [(e.round, e.player, e.kind) for e in tf.events if isinstance(e, ByeRecorded)] == [
+        (1, 3, "pab"),
+        (2, 2, "pab"),
+        (3, 1, "pab"),
+    ]
+    assert tf.notes == ()
+    assert standings(state_from(tf)).provisional
+
+
 def test_final_reads_every_blank_as_unplayed_and_says_so() -> None:
     tf = read_file(str(WITHDRAWAL), final=True)
     assert [e.id for e in tf.events if isinstance(e, ByeRecorded) and e.round == 3] == [

@@ -45,8 +45,9 @@ both blank                  see below
 A game both lines leave blank is ambiguous: the specification (blank =
 ``Z``) and the FIDE TEC tie-break server read it as an unplayed game worth 0
 — a withdrawal left in the file — while tracker's own export writes it for
-games still to be played.  So: before the last round with results it is
-an unplayed game (a zero bye for each player: 0 points, not a game for
+games still to be played.  So: before the last round with results (a
+game's result; byes are known as soon as a round is paired) it is an
+unplayed game (a zero bye for each player: 0 points, not a game for
 Koya, SB or direct encounter, which gives the server's values); in the last
 round with results, and in later rounds that only list pairings, it is a
 game still to come (no event), unless ``final=True`` (the event is over).
@@ -536,13 +537,18 @@ def _tournament_file(
         default=0,
     )
     paired = max((len(pl.blocks) for pl in lines), default=0)
-    # a blank result before the last round with results is an unplayed game; in that round (and in the
-    # rounds after it, which only list pairings) it is a game still to come, unless the event is over
+    # a blank result before the last round with a game result is an unplayed game; in that round (and in
+    # the rounds after it, which only list pairings) it is a game still to come, unless the event is over.
+    # Byes do not count: they are known as soon as a round is paired.
+    decided = max(
+        (r for pl in lines for r, b in enumerate(pl.blocks, start=1) if b is not None and b.opponent and b.code != " "),
+        default=0,
+    )
     last = max(played, paired) if final else played
     events: list[Event] = []
     where: dict[str, int] = {}
     for r in range(1, last + 1):
-        unplayed = final or r < played
+        unplayed = final or r < decided
         byes: list[ByeRecorded] = []
         for pl in lines:
             event = _round_event(pl, r, by_no, tid, path, unplayed=unplayed)
@@ -571,7 +577,7 @@ def _tournament_file(
         schedule=_schedule_of(lines, rounds, n),
         records=tuple(header.records),
     )
-    tf, state = checked_file(path, opened, events, where, notes + _blank_notes(lines, played, last, final))
+    tf, state = checked_file(path, opened, events, where, notes + _blank_notes(lines, decided, last, final))
     for pl in lines:
         score = state.units.points(state.score[state.index[pl.player.start_no]])
         if pl.points is not None and pl.points != score:
@@ -584,17 +590,17 @@ def _tournament_file(
     return tf
 
 
-def _blank_notes(lines: list[_PlayerLine], played: int, last: int, final: bool) -> tuple[str, ...]:
+def _blank_notes(lines: list[_PlayerLine], decided: int, last: int, final: bool) -> tuple[str, ...]:
     """Which reading of a blank result in a paired round was used, round by round (issue 19).
 
     Blank is ambiguous: the TRF specification (blank = ``Z``) and the FIDE TEC
     tie-break server read it as an unplayed game worth 0 — a withdrawal left
     in the file — while tracker's own export writes it for games still to be
-    played.
+    played.  ``decided`` is the last round with a game result.
     """
     notes = []
     by_no = {pl.player.start_no: pl for pl in lines}
-    for r in range(1, max(last, played) + 1):
+    for r in range(1, max(last, decided) + 1):
         pairs = [
             f"{pl.player.start_no}–{block.opponent}"
             for pl in lines
@@ -610,12 +616,12 @@ def _blank_notes(lines: list[_PlayerLine], played: int, last: int, final: bool) 
         shown = ", ".join(pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
         if final:
             notes.append(f"round {r}: no result for {shown}: read as unplayed (0 points, no game) because of --final")
-        elif r < played:
+        elif r < decided:
             notes.append(
-                f"round {r}: no result for {shown} in a round before the last round with results ({played}): "
+                f"round {r}: no result for {shown} in a round before the last round with results ({decided}): "
                 "read as unplayed (0 points, no game), as the TRF specification and the FIDE TEC server do"
             )
-        elif r == played:
+        elif r == decided:
             notes.append(
                 f"round {r}: no result yet for {shown} in the last round with results: read as games still "
                 "to be played (the standings stay provisional); --final reads them as unplayed"
@@ -759,7 +765,7 @@ def export_trf(t: Tournament) -> str:
     Round blocks go up to the last round anyone has a result in, or to the
     last scheduled round when the tournament has a schedule (future rounds
     then list their pairings with blank results; a scheduled game both
-    players have a zero bye for, before the last round with results, is
+    players have a zero bye for, before the last round with a game result, is
     written as its pairing with a blank result — the unplayed game
     :func:`parse_trf` reads it as).  A player with nothing yet
     in a round gets the pairing with a blank result when the tournament has
@@ -783,8 +789,9 @@ def export_trf(t: Tournament) -> str:
     if not told and opened.format != read_as:
         lines.append("192 BERGER_DOUBLEROUNDROBIN" if opened.format == "double" else "192 BERGER_ROUNDROBIN")
     lines += opened.records
-    played = max((r for entries in t.entries for r in entries), default=0)
-    last = max(played, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
+    last = max((r for entries in t.entries for r in entries), default=0)
+    last = max(last, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
+    decided = max((r for entries in t.entries for r, e in entries.items() if e.is_game), default=0)
     for i, player in enumerate(opened.players):
         points = _points_text(t.units.points(t.score[i]))
         if len(points) > 4 and t.score[i] % t.units.denominator == 0:
@@ -796,15 +803,15 @@ def export_trf(t: Tournament) -> str:
             f"{player.rating or '':>4} {player.federation[:3]:<3} {player.fide_id[:11]:>11} {player.birth[:10]:<10} "
             f"{points:>4} {ranks[player.start_no]:>4}  "
         )
-        blocks = "".join(_export_block(t, i, r, played) for r in range(1, last + 1))
+        blocks = "".join(_export_block(t, i, r, decided) for r in range(1, last + 1))
         lines.append((static + blocks).rstrip())
     return "\n".join(lines) + "\n"
 
 
-def _export_block(t: Tournament, i: int, r: int, played: int) -> str:
+def _export_block(t: Tournament, i: int, r: int, decided: int) -> str:
     entry = t.entries[i].get(r)
     if entry is not None:
-        if entry.code == "Z" and r < played and (pairing := _unplayed_pairing(t, i, r)) is not None:
+        if entry.code == "Z" and r < decided and (pairing := _unplayed_pairing(t, i, r)) is not None:
             return pairing
         if not entry.is_game:
             return f"0000 - {entry.code}  "
