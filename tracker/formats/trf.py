@@ -234,7 +234,7 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: 
     """
     check_characters(text, path)
     text = text.removeprefix("\ufeff")
-    if not text.strip():
+    if not text or text.isspace():  # not text.strip(): that would copy a 50 MB file once more
         raise FormatError(path, 0, "empty file")
     header = _Header()
     players: list[_PlayerLine] = []
