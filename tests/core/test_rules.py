@@ -692,12 +692,36 @@ def test_redelivered_event_changes_nothing(started: Tournament) -> None:
     t, update = apply(started, event)
     assert update is not None
     sums, seq, before = incremental_sums(t), t.seq, standings(t)
-    # the same event again, and a different payload under the same id
-    for again in (event, game(2, 1, 2, "1-0", id="r2-board1"), started.opened):
+    for again in (event, started.opened):  # the very same events again
         t, update = apply(t, again)
         assert update is None
         assert incremental_sums(t) == sums and t.seq == seq and standings(t) == before
+
+
+@pytest.mark.parametrize(
+    "reused",
+    [
+        game(2, 1, 2, "1-0", id="r2-board1"),  # another game under the id of 4–3
+        game(2, 4, 3, "1-0", id="r2-board1"),  # the same game with another result (a corrected file replayed)
+    ],
+)
+def test_a_reused_id_with_other_content_is_rejected_not_acknowledged(started: Tournament, reused: Event) -> None:
+    t, update = apply(started, game(2, 4, 3, "0-1", id="r2-board1"))
+    assert update is not None
+    sums, seq, before = incremental_sums(t), t.seq, standings(t)
+    with pytest.raises(EventRejected) as caught:
+        apply(t, reused)
+    assert caught.value.code == "id-reused"
+    assert "r2-board1" in caught.value.reason
+    assert incremental_sums(t) == sums and t.seq == seq and standings(t) == before
     assert 2 not in t.entries[0]  # 1–2 was never recorded
+
+
+def test_a_reused_tournament_id_with_another_opening_is_rejected(started: Tournament) -> None:
+    other = msgspec.structs.replace(started.opened, name="Another event")
+    with pytest.raises(EventRejected) as caught:
+        apply(started, other)
+    assert caught.value.code == "id-reused"
 
 
 def test_correction_moves_every_sum_like_a_fresh_result() -> None:

@@ -14,6 +14,7 @@ and changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,6 +32,7 @@ from tracker.core.events import (
     ResultRecorded,
     ResultVoided,
     TournamentOpened,
+    encode_event,
 )
 from tracker.core.standings import Row, Standings, format_points, standings
 
@@ -85,15 +87,16 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     """
     if isinstance(event, TournamentOpened):
         if state is not None:
-            if event.id in state.applied:
+            if already_applied(state, event):
                 return state, None
             raise EventRejected(f"tournament {event.tournament!r} is already open", code="already-open")
         check_opened(event)
         t = Tournament(event)
+        t.applied[event.id] = fingerprint(event)
         t.seq = 1
         return t, Change((), (), (), ())
     t = require_tournament(state, event)
-    if event.id in t.applied:
+    if already_applied(t, event):
         return t, None
     round_, players, new = _checked(t, event)
     before: dict[int, set[int]] = {}
@@ -104,7 +107,7 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
         if explain and isinstance(event, GameEvent):
             before = {p: _qualifying(t, p) for p in players}
         flips = t.set_entries(round_, players, new)
-    t.applied.add(event.id)
+    t.applied[event.id] = fingerprint(event)
     t.seq += 1
     reached = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and now))
     fell = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and not now))
@@ -180,7 +183,7 @@ class Batch:
             self._state, _ = step(self._state, event, explain=False)
             return
         t = require_tournament(self._state, event)
-        if event.id in t.applied:
+        if already_applied(t, event):
             return
         round_, players, new = _checked(t, event)
         if isinstance(event, PlayerWithdrawn):
@@ -188,7 +191,7 @@ class Batch:
         else:
             t.store_entries(round_, players, new)
             self._stale = True
-        t.applied.add(event.id)
+        t.applied[event.id] = fingerprint(event)
         t.seq += 1
 
     def finish(self) -> Tournament | None:
@@ -214,6 +217,30 @@ def fold(events: Iterable[Event], state: Tournament | None = None) -> Tournament
     finally:
         state = batch.finish()
     return state
+
+
+def fingerprint(event: Event) -> int:
+    """A 64-bit digest of the event's canonical JSON: what "the same event" means for a re-delivery."""
+    return int.from_bytes(hashlib.blake2b(encode_event(event), digest_size=8).digest(), "big")
+
+
+def already_applied(t: Tournament, event: Event) -> bool:
+    """Whether ``t`` applied this very event before (a re-delivery: apply it again and nothing changes).
+
+    Raises :class:`EventRejected` (``id-reused``) when ``t`` applied an event
+    with this id and different content: acknowledging it would tell the sender
+    a change was made that never was.
+    """
+    known = t.applied.get(event.id)
+    if known is None:
+        return False
+    if known != fingerprint(event):
+        raise EventRejected(
+            f"event id {event.id!r} was already used for a different event; "
+            "send a new id (result_corrected to change a result)",
+            code="id-reused",
+        )
+    return True
 
 
 def apply(

@@ -155,7 +155,7 @@ class Tournament:
         self.game_count = 0
         self.entry_count = 0
         self.seq = 0
-        self.applied: set[str] = {opened.id}
+        self.applied: dict[str, int] = {}  # event id → fingerprint of its content (see apply.already_applied)
         self.results_cache: list[tuple[tuple[int, int, str, str], ...] | None] = [None] * n
         self.qualified = {limit: [self._line(i, limit) for i in range(n)] for limit in self.limits}
         self.ks = {limit: [0] * n for limit in self.limits}

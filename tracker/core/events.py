@@ -22,7 +22,8 @@ import msgspec
 from tracker.core.errors import DecodeError
 
 EventId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-TournamentId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+# (?!\n) before $: Python's $ also matches before a final newline, which an id must not end with
+TournamentId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(?!\n)$")]
 StartNo = Annotated[int, msgspec.Meta(ge=1, le=9999)]
 RoundNo = Annotated[int, msgspec.Meta(ge=1, le=999)]
 Name = Annotated[str, msgspec.Meta(max_length=200)]
