@@ -79,11 +79,11 @@ class Journal:
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
         self._db = db
 
-    def read(self) -> Iterator[bytes]:
-        """Every event body in append order (for replay on start)."""
+    def read(self) -> Iterator[tuple[int, bytes]]:
+        """Every event body with its row position, in append order (for replay on start)."""
         assert self._db is not None
-        for (body,) in self._db.execute("SELECT body FROM events ORDER BY pos"):
-            yield bytes(body)
+        for pos, body in self._db.execute("SELECT pos, body FROM events ORDER BY pos"):
+            yield int(pos), bytes(body)
 
     def read_tournament(self, tournament: str) -> list[bytes]:
         """The bodies of one tournament's events, in order."""

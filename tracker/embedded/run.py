@@ -32,11 +32,15 @@ async def run_embedded(
     listens (the bundled tournament's replay) and cancelled on shutdown.
     """
     metrics = Metrics()
-    journal = Journal(config.data_dir / JOURNAL_FILE, durable=config.durable)
+    path = config.data_dir / JOURNAL_FILE
+    if path.exists() and path.stat().st_size == 0:
+        say(f"warning: the journal {path} is an empty file (0 bytes): starting with no events")
+    journal = Journal(path, durable=config.durable)
     journal.open()
     processor = EmbeddedProcessor(journal, metrics)
     replayed = processor.replay(journal.read(), progress)
-    say(f"journal {config.data_dir / JOURNAL_FILE}: {replayed} events replayed, {len(processor.states)} tournaments")
+    say(f"journal {path}: {replayed} events replayed, {len(processor.states)} tournaments")
     async with journal:
         await serve(config, processor, name="tracker up", say=say, metrics=metrics, background=demo)
         say("tracker up: flushing the journal")
+        await processor.drain()
