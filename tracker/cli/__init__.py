@@ -39,6 +39,12 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     p.add_argument(
         "--max-subscriptions", type=int, default=Limits().max_subscriptions, help="tournaments per connection"
     )
+    p.add_argument(
+        "--max-resume-bytes",
+        type=int,
+        default=Limits().max_resume,
+        help="bytes of missed updates a resume replays; beyond, the client gets a snapshot",
+    )
     p.add_argument("--submits-per-second", type=float, default=Limits().submits_per_second, help="per token, sustained")
     p.add_argument("--submit-burst", type=int, default=Limits().submit_burst, help="per token, burst")
     p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)

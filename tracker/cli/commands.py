@@ -116,6 +116,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
             max_frame=args.max_frame,
             max_connections=args.max_connections,
             max_buffer=args.max_buffer,
+            max_resume=args.max_resume_bytes,
             max_subscriptions=args.max_subscriptions,
             submits_per_second=args.submits_per_second,
             submit_burst=args.submit_burst,

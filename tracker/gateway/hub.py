@@ -1,12 +1,26 @@
 """Fan-out: one channel per tournament, updates encoded once and sent to all.
 
+How this works
+--------------
+
 A channel keeps the latest standings (for snapshots and the HTTP pages) and
-the last ``history`` updates (for resume with ``since``).  Publishing writes
-the same bytes to every subscriber without waiting for any of them
-(``websockets.broadcast``); a subscriber whose unsent data exceeds
-``max_buffer`` bytes is dropped with close code 1008 instead, so a stalled
-client never delays the others and never grows memory without bound.  A
-dropped client resumes with ``since`` and misses nothing.
+the recent updates (for resume with ``since``), bounded both in count and
+in bytes.  Publishing writes the same bytes to every live subscriber
+without waiting for any of them (``websockets.broadcast``); a subscriber
+whose unsent data exceeds ``max_buffer`` bytes is dropped with close code
+1008 instead, so a stalled client never delays the others and never grows
+memory without bound.  A dropped client resumes with ``since`` and misses
+nothing.
+
+**Subscribing is ordered.**  A new subscriber first gets what it missed (the
+updates after ``since`` when all of them are kept and they add up to at
+most ``max_resume`` bytes, else one snapshot), written with flow control
+and yielding between messages, so a big resume never stalls the event loop.
+Updates published meanwhile are queued for that subscriber, not written, and
+follow once the missed ones are out; only then does it join the live
+broadcast, in the same step as its queue runs dry.  So every subscriber sees
+its seqs strictly increasing and without a gap.  A queue that grows past
+``max_buffer`` bytes drops the subscriber as a slow one.
 """
 
 from __future__ import annotations
@@ -17,6 +31,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
 
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload, snapshot_message
@@ -26,18 +41,53 @@ SLOW_CLIENT_REASON = "too slow: unsent data over the limit; resubscribe with sin
 
 
 @dataclass(slots=True)
+class History:
+    """The recent updates of one tournament, at most ``count`` of them and ``size`` bytes."""
+
+    count: int
+    size: int
+    updates: deque[tuple[int, bytes]] = field(default_factory=deque)
+    weight: int = 0  # bytes of all the updates kept
+
+    def append(self, seq: int, message: bytes) -> None:
+        self.updates.append((seq, message))
+        self.weight += len(message)
+        while self.updates and (len(self.updates) > self.count or self.weight > self.size):
+            _, dropped = self.updates.popleft()
+            self.weight -= len(dropped)
+
+    def after(self, since: int, cap: int) -> list[bytes] | None:
+        """The updates after ``since`` when all of them are kept and weigh at most ``cap`` bytes, else ``None``."""
+        if not self.updates or self.updates[0][0] > since + 1:
+            return None
+        missed: list[bytes] = []
+        total = 0
+        for seq, message in reversed(self.updates):
+            if seq <= since:
+                break
+            total += len(message)
+            if total > cap:
+                return None
+            missed.append(message)
+        missed.reverse()
+        return missed
+
+
+@dataclass(slots=True)
 class Channel:
     """One tournament's live state as the gateway sees it.
 
     ``payload`` is ``None`` while the tournament is not open yet: early
     subscribers (an overlay set up before the event) get an empty snapshot
-    with seq 0 and then every update from seq 1 on.
+    with seq 0 and then every update from seq 1 on.  ``resuming`` holds, per
+    subscriber still being sent what it missed, the updates published since.
     """
 
     tournament: str
     payload: StandingsPayload | None
-    history: deque[tuple[int, bytes]]
+    history: History
     subscribers: set[ServerConnection] = field(default_factory=set)
+    resuming: dict[ServerConnection, list[bytes]] = field(default_factory=dict)
     _snapshot: bytes | None = None
 
     @property
@@ -70,14 +120,32 @@ def empty_payload(tournament: str) -> StandingsPayload:
 class Hub:
     """Subscriptions and fan-out for every tournament a gateway serves."""
 
-    def __init__(self, metrics: Metrics, *, history: int = 2000, max_buffer: int = 1 << 20) -> None:
+    def __init__(
+        self,
+        metrics: Metrics,
+        *,
+        history: int = 2000,
+        history_bytes: int = 16 << 20,
+        max_buffer: int = 1 << 20,
+        max_resume: int = 1 << 20,
+    ) -> None:
         self.metrics = metrics
         self.history = history
+        self.history_bytes = history_bytes
         self.max_buffer = max_buffer
+        self.max_resume = max_resume
         self.channels: dict[str, Channel] = {}
         self._closing: set[asyncio.Task[None]] = set()
         metrics.gauges["tracker_subscribers"] = lambda: sum(len(c.subscribers) for c in self.channels.values())
         metrics.gauges["tracker_tournaments"] = lambda: len(self.open_channels())
+        metrics.gauges["tracker_history_bytes"] = lambda: sum(c.history.weight for c in self.channels.values())
+
+    def _channel(self, tournament: str, payload: StandingsPayload | None) -> Channel:
+        channel = self.channels.get(tournament)
+        if channel is None:
+            channel = Channel(tournament, payload, History(self.history, self.history_bytes))
+            self.channels[tournament] = channel
+        return channel
 
     def publish(self, payload: StandingsPayload, message: bytes) -> bool:
         """Record an update (``message``, already encoded) and send it to every subscriber.
@@ -86,14 +154,18 @@ class Hub:
         newer than the channel's (a re-delivery) is ignored: returns ``False``.
         """
         tournament = payload["tournament"]
-        channel = self.channels.get(tournament)
-        if channel is None:
-            channel = self.channels[tournament] = Channel(tournament, payload, deque(maxlen=self.history))
-        elif payload["seq"] <= channel.seq:
+        known = tournament in self.channels
+        channel = self._channel(tournament, payload)
+        if known and payload["seq"] <= channel.seq:
             return False
         channel.payload = payload
         channel._snapshot = None
-        channel.history.append((payload["seq"], message))
+        channel.history.append(payload["seq"], message)
+        for conn, queued in list(channel.resuming.items()):
+            queued.append(message)
+            if sum(len(m) for m in queued) > self.max_buffer:
+                del channel.resuming[conn]
+                self._drop(conn)
         if channel.subscribers:
             started = time.perf_counter()
             self._send(channel, message)
@@ -107,37 +179,58 @@ class Hub:
 
     def install(self, payload: StandingsPayload) -> None:
         """Set a channel's standings without an update (after a journal replay)."""
-        channel = self.channels.get(payload["tournament"])
-        if channel is None:
-            self.channels[payload["tournament"]] = Channel(payload["tournament"], payload, deque(maxlen=self.history))
-        else:
-            channel.payload = payload
-            channel._snapshot = None
+        channel = self._channel(payload["tournament"], payload)
+        channel.payload = payload
+        channel._snapshot = None
 
-    def subscribe(self, conn: ServerConnection, tournament: str, since: int | None) -> list[bytes]:
-        """Add ``conn`` to a tournament; return what it must be sent first.
+    async def subscribe(self, conn: ServerConnection, tournament: str, since: int | None) -> None:
+        """Send ``conn`` what it missed, then make it a live subscriber of ``tournament``.
 
-        That is the updates after ``since`` when all of them are still kept,
-        otherwise one snapshot (empty, seq 0, for a tournament not open yet).
+        What it missed is the updates after ``since`` when all of them are
+        still kept and weigh at most ``max_resume`` bytes, otherwise one
+        snapshot (empty, seq 0, for a tournament not open yet); nothing when
+        it is up to date.  Raises :class:`ConnectionClosed` when the client
+        goes away meanwhile (it is then subscribed to nothing here).
         """
-        channel = self.channels.get(tournament)
-        if channel is None:
-            channel = self.channels[tournament] = Channel(tournament, None, deque(maxlen=self.history))
-        channel.subscribers.add(conn)
+        channel = self._channel(tournament, None)
+        if conn in channel.subscribers or conn in channel.resuming:
+            channel.subscribers.discard(conn)  # a re-subscribe starts over from its own since
+            channel.resuming.pop(conn, None)
+        first: list[bytes] | None = None
         if since is not None and since <= channel.seq:
-            if since == channel.seq:
-                return []
-            if channel.history and channel.history[0][0] <= since + 1:
-                return [message for seq, message in channel.history if seq > since]
-        return [channel.snapshot()]
+            first = [] if since == channel.seq else channel.history.after(since, self.max_resume)
+        if first is None:
+            first = [channel.snapshot()]
+        if not first:
+            channel.subscribers.add(conn)
+            return
+        queued = channel.resuming[conn] = []
+        try:
+            while first:
+                for data in first:
+                    await conn.send(data.decode())
+                    await asyncio.sleep(0)  # compressing a long resume must not hold the loop
+                if channel.resuming.get(conn) is not queued:
+                    return  # dropped as too slow, or unsubscribed, meanwhile
+                first, queued[:] = list(queued), []
+        except BaseException:
+            channel.resuming.pop(conn, None)
+            self._forget_if_unopened(channel)
+            raise
+        del channel.resuming[conn]
+        channel.subscribers.add(conn)  # in the same step as the queue ran dry: nothing falls in between
 
     def unsubscribe(self, conn: ServerConnection, tournament: str | None = None) -> None:
         channels = list(self.channels.values()) if tournament is None else [self.channels.get(tournament)]
         for channel in channels:
             if channel is not None:
                 channel.subscribers.discard(conn)
-                if channel.payload is None and not channel.subscribers:
-                    del self.channels[channel.tournament]  # nobody waits for it any more
+                channel.resuming.pop(conn, None)
+                self._forget_if_unopened(channel)
+
+    def _forget_if_unopened(self, channel: Channel) -> None:
+        if channel.payload is None and not channel.subscribers and not channel.resuming:
+            self.channels.pop(channel.tournament, None)  # nobody waits for it any more
 
     def open_channels(self) -> dict[str, StandingsPayload]:
         """The tournaments that are open, with their latest standings."""
@@ -170,6 +263,8 @@ class Hub:
         except TimeoutError:
             if conn.transport is not None:
                 conn.transport.abort()
+        except ConnectionClosed:
+            pass
 
     async def aclose(self) -> None:
         """Wait for slow clients being dropped."""

@@ -51,6 +51,7 @@ class Metrics:
             "tracker_events_rejected_total": 0,
             "tracker_messages_invalid_total": 0,
             "tracker_clients_dropped_total": 0,
+            "tracker_subscribes_throttled_total": 0,
         }
         self.gauges: dict[str, Callable[[], float]] = {}
         self.ack_latency = Histogram("tracker_ack_latency_seconds", "submit received to ack sent")

@@ -44,7 +44,14 @@ class Gateway:
         self.config = config
         self.backend = backend
         self.metrics = metrics = metrics if metrics is not None else Metrics()
-        self.hub = Hub(metrics, history=config.limits.history, max_buffer=config.limits.max_buffer)
+        limits = config.limits
+        self.hub = Hub(
+            metrics,
+            history=limits.history,
+            history_bytes=limits.history_bytes,
+            max_buffer=limits.max_buffer,
+            max_resume=limits.max_resume,
+        )
         self.ws = Websockets(config, self.hub, backend, metrics, arbiter_joined=self._arbiter_joined)
         self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
         self.projections = Projections(backend.state, self.ws.arbiters, reply, delay=config.projection_delay)

@@ -28,8 +28,19 @@ from tracker.protocol import Submit, Subscribe, ack_message, decode_client, erro
 
 @dataclass(slots=True)
 class _Bucket:
+    """A token bucket: ``rate`` per second up to ``burst``."""
+
     tokens: float
     stamp: float
+
+    def take(self, rate: float, burst: int) -> bool:
+        now = time.monotonic()
+        self.tokens = min(float(burst), self.tokens + (now - self.stamp) * rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 @dataclass(slots=True)
@@ -38,6 +49,7 @@ class Client:
 
     subscriptions: set[str] = field(default_factory=set)
     arbiter_of: set[str] = field(default_factory=set)
+    subscribes: _Bucket | None = None
 
 
 class Websockets:
@@ -98,6 +110,17 @@ class Websockets:
 
     async def _subscribe(self, conn: ServerConnection, client: Client, message: Subscribe) -> None:
         tid = message.tournament
+        limits = self.config.limits
+        if client.subscribes is None:
+            client.subscribes = _Bucket(float(limits.subscribe_burst), time.monotonic())
+        if not client.subscribes.take(limits.subscribes_per_second, limits.subscribe_burst):
+            self.metrics.inc("tracker_subscribes_throttled_total")
+            await conn.send(
+                error_message(
+                    "rate-limited", f"at most {limits.subscribes_per_second:g} subscribes per second per connection"
+                ).decode()
+            )
+            return
         if tid not in client.subscriptions and len(client.subscriptions) >= self.config.limits.max_subscriptions:
             await conn.send(
                 error_message(
@@ -110,10 +133,8 @@ class Websockets:
                 await conn.send(error_message("unauthorized", "wrong arbiter token").decode())
                 return
             client.arbiter_of.add(tid)
-        first = self.hub.subscribe(conn, tid, message.since)
         client.subscriptions.add(tid)
-        for data in first:
-            await conn.send(data.decode())
+        await self.hub.subscribe(conn, tid, message.since)
         if tid in client.arbiter_of:
             self.arbiter_joined(tid)
 
@@ -147,16 +168,8 @@ class Websockets:
 
     def _allow(self, token: str) -> bool:
         limits = self.config.limits
-        now = time.monotonic()
-        bucket = self._buckets.setdefault(token, _Bucket(float(limits.submit_burst), now))
-        bucket.tokens = min(
-            float(limits.submit_burst), bucket.tokens + (now - bucket.stamp) * limits.submits_per_second
-        )
-        bucket.stamp = now
-        if bucket.tokens < 1:
-            return False
-        bucket.tokens -= 1
-        return True
+        bucket = self._buckets.setdefault(token, _Bucket(float(limits.submit_burst), time.monotonic()))
+        return bucket.take(limits.submits_per_second, limits.submit_burst)
 
 
 async def reply(conn: ServerConnection, data: bytes) -> None:
