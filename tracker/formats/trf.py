@@ -788,7 +788,7 @@ def export_trf(t: Tournament) -> str:
     read_as = "double" if t.rounds >= 2 * (t.n - 1) else "single"
     if not told and opened.format != read_as:
         lines.append("192 BERGER_DOUBLEROUNDROBIN" if opened.format == "double" else "192 BERGER_ROUNDROBIN")
-    lines += opened.records
+    lines += [_one_line(record) for record in opened.records]  # a record is one line, whatever the event carried
     last = max((r for entries in t.entries for r in entries), default=0)
     last = max(last, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
     decided = max((r for entries in t.entries for r, e in entries.items() if e.is_game), default=0)
@@ -799,8 +799,9 @@ def export_trf(t: Tournament) -> str:
         if len(points) > 4:
             raise ValueError(f"a score of {points} points does not fit TRF's points column")
         static = (
-            f"001 {player.start_no:>4} {player.sex[:1]:1}{player.title[:3]:>3} {_one_line(player.name)[:33]:<33} "
-            f"{player.rating or '':>4} {player.federation[:3]:<3} {player.fide_id[:11]:>11} {player.birth[:10]:<10} "
+            f"001 {player.start_no:>4} {_one_line(player.sex)[:1]:1}{_one_line(player.title)[:3]:>3} "
+            f"{_one_line(player.name)[:33]:<33} {player.rating or '':>4} {_one_line(player.federation)[:3]:<3} "
+            f"{_one_line(player.fide_id)[:11]:>11} {_one_line(player.birth)[:10]:<10} "
             f"{points:>4} {ranks[player.start_no]:>4}  "
         )
         blocks = "".join(_export_block(t, i, r, decided) for r in range(1, last + 1))
@@ -867,7 +868,8 @@ def _points_text(value: Fraction) -> str:
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"[\x00-\x1f\x7f]", " ", text)
+    """``text`` with control characters (line breaks included) as spaces: a field can never add or split a line."""
+    return re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]", " ", text)
 
 
 __all__ = ["export_trf", "parse_trf"]
