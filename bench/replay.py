@@ -104,7 +104,7 @@ def replay_once(bodies: Iterable[bytes]) -> tuple[int, EmbeddedProcessor]:
     metrics = Metrics()
     hub = Hub(metrics)
     processor = EmbeddedProcessor(_NoJournal(), metrics)  # type: ignore[arg-type]
-    count = processor.replay(bodies)
+    count = processor.replay(enumerate(bodies, start=1))
     processor.attach(hub)  # the standings of every tournament installed in the hub, as on start
     return count, processor
 
