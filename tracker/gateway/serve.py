@@ -29,6 +29,7 @@ from websockets.typing import Origin
 from tracker import __version__
 from tracker.config import ServerConfig
 from tracker.gateway.backend import Backend
+from tracker.gateway.connection import bounded_connection
 from tracker.gateway.http import Http
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
@@ -94,6 +95,7 @@ class Gateway:
             ping_timeout=20,
             close_timeout=5,
             server_header=f"tracker/{__version__}",
+            create_connection=bounded_connection(limits.max_buffer),
         )
 
     async def aclose(self) -> None:
