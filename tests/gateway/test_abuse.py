@@ -11,16 +11,23 @@ traceback.
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import RunningTracker
-from tests.gateway.test_hostile import RawWs, frame
-from tests.gateway.test_limits import rss_mib
+from tests.conftest import TOKEN, RunningTracker
+from tests.gateway.test_hostile import RawWs, frame, result
+from tests.gateway.test_limits import metric, rss_mib
 from tests.reliability_log import record
+from tracker.gateway.auth import TokenGuard, Verdict, origin_allowed
 
 Factory = Callable[..., RunningTracker]
 
@@ -28,7 +35,7 @@ PING = 0x9
 FLOOD_SECONDS = 4.0
 
 
-def flood_pings(port: int, until: float, sent: list[int]) -> None:
+def flood_pings(port: int, until: float) -> None:
     """Send 125-byte pings on one connection until ``until`` (monotonic), never reading a pong."""
     ws = RawWs(port)
     assert ws.status == 101
@@ -42,7 +49,6 @@ def flood_pings(port: int, until: float, sent: list[int]) -> None:
                 continue  # the server stopped reading us: exactly what it should do
             except OSError:
                 break  # the server closed us: also fine
-            sent[0] += 500
     finally:
         ws.close()
 
@@ -50,7 +56,6 @@ def flood_pings(port: int, until: float, sent: list[int]) -> None:
 def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_server: RunningTracker) -> None:
     pid = tracker_server.proc.pid
     before = rss_mib(pid)
-    sent = [0]
     rtts: list[float] = []
     peak = before
 
@@ -67,7 +72,7 @@ def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_se
                 await asyncio.sleep(0.1)
 
     until = time.monotonic() + FLOOD_SECONDS
-    flooder = threading.Thread(target=flood_pings, args=(tracker_server.port, until, sent))
+    flooder = threading.Thread(target=flood_pings, args=(tracker_server.port, until))
     flooder.start()
     try:
         asyncio.run(bystander(until))
@@ -80,7 +85,7 @@ def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_se
     assert worst < 0.1, f"a bystander's ping took {worst * 1000:.0f} ms under a ping flood"
     record(
         "limits",
-        f"ping flood without reading for {FLOOD_SECONDS:.0f} s ({sent[0]} pings sent)",
+        f"ping flood without reading for {FLOOD_SECONDS:.0f} s",
         tried=len(rtts),
         unit="bystander pings",
         outcome=f"server RSS +{peak - before:.1f} MiB, worst bystander round trip {worst * 1000:.1f} ms",
@@ -103,3 +108,163 @@ def test_pings_read_together_get_one_pong_for_the_latest(tracker_server: Running
     numbers = [int(p.split()[1]) for p in pongs]
     assert numbers == sorted(set(numbers))
     assert len(pongs) < 200, f"{len(pongs)} pongs for 2000 pings read together"
+
+
+# -- token guessing -----------------------------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_wrong_tokens_are_compared_at_most_burst_plus_rate_per_address() -> None:
+    clock = Clock()
+    guard = TokenGuard(TOKEN, per_second=100, burst=100, clock=clock)
+    verdicts = [guard.check(f"guess-{k}", "203.0.113.7") for k in range(1000)]
+    assert verdicts.count(Verdict.WRONG) == 100 and verdicts.count(Verdict.RATE_LIMITED) == 900
+    assert guard.metrics.counters["tracker_token_checks_total"] == 100  # the other 900 were never compared
+    assert guard.check(TOKEN, "203.0.113.7") is Verdict.RATE_LIMITED  # not even the right one, while it guesses
+    assert guard.check(TOKEN, "198.51.100.1") is Verdict.OK  # another address is not affected
+    clock.now += 0.5
+    later = [guard.check(f"again-{k}", "203.0.113.7") for k in range(1000)]
+    assert later.count(Verdict.WRONG) == 50  # half a second refills 50 guesses
+    clock.now += 1.0
+    assert guard.check(TOKEN, "203.0.113.7") is Verdict.OK  # a right token spends nothing
+    assert [guard.check(TOKEN, "203.0.113.7") for _ in range(500)] == [Verdict.OK] * 500
+
+
+def test_a_connection_that_showed_the_token_is_never_throttled() -> None:
+    guard = TokenGuard(TOKEN, clock=Clock())
+    for k in range(200):
+        guard.check(f"guess-{k}", "203.0.113.7")  # a guesser empties the address's bucket
+    assert guard.check(TOKEN, "203.0.113.7") is Verdict.RATE_LIMITED  # a new arbiter connection waits a second
+    assert guard.check(TOKEN, "203.0.113.7", proven=True) is Verdict.OK  # the arbiter already at work does not
+    assert guard.check("wrong", "203.0.113.7", proven=True) is Verdict.WRONG  # compared, still wrong
+
+
+def test_the_guard_remembers_a_bounded_number_of_addresses() -> None:
+    clock = Clock()
+    guard = TokenGuard(TOKEN, idle=60, max_addresses=3, clock=clock)
+    for k in range(10):
+        guard.check("wrong", f"192.0.2.{k}")
+    assert guard.tracked() == 3  # the least recently seen were forgotten
+    clock.now += 61
+    guard.check("wrong", "192.0.2.99")
+    assert guard.tracked() == 1  # idle ones are forgotten as time passes
+
+
+def test_wrong_tokens_are_logged_per_address_at_most_once_per_ten_seconds(caplog: pytest.LogCaptureFixture) -> None:
+    clock = Clock()
+    guard = TokenGuard(TOKEN, clock=clock)
+    with caplog.at_level(logging.WARNING, logger="tracker.gateway.auth"):
+        for k in range(1000):
+            guard.check(f"{TOKEN}-{k}", "203.0.113.7")
+        guard.check("wrong", "198.51.100.1")
+        clock.now += 10
+        guard.check("wrong", "203.0.113.7")
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 3, lines
+    assert "203.0.113.7: 1 wrong" in lines[0] and "198.51.100.1: 1 wrong" in lines[1]
+    assert "203.0.113.7: 100 wrong, 900 refused" in lines[2]  # everything since the first line, counted
+    assert all(r.levelno == logging.WARNING for r in caplog.records)
+    assert TOKEN not in caplog.text
+
+
+def test_guessing_tokens_over_a_websocket_gets_at_most_about_100_comparisons_a_second(
+    tracker_server: RunningTracker,
+) -> None:
+    before = metric(tracker_server, "tracker_token_checks_total")
+    codes: list[str] = []
+
+    async def guess() -> float:
+        async with connect(tracker_server.ws_url) as ws:
+            started = time.monotonic()
+
+            async def read() -> None:
+                while len(codes) < 1000:
+                    codes.append(json.loads(await ws.recv())["code"])
+
+            reader = asyncio.create_task(read())
+            for k in range(1000):
+                event = result("nowhere-cup", f"guess-{k}", 1, 1, 2, "1-0")
+                await ws.send(json.dumps({"type": "submit", "token": f"guess-{k:016d}", "event": event}))
+            async with asyncio.timeout(30):
+                await reader
+            return time.monotonic() - started
+
+    elapsed = asyncio.run(guess())
+    compared = metric(tracker_server, "tracker_token_checks_total") - before
+    assert set(codes) <= {"unauthorized", "rate-limited"}
+    assert codes.count("unauthorized") == compared
+    assert compared <= 100 + 100 * elapsed + 1, f"{compared:.0f} tokens compared in {elapsed:.2f} s"
+    assert codes.count("rate-limited") >= 1000 - (100 + 100 * elapsed + 1)
+    assert metric(tracker_server, "tracker_token_checks_refused_total") == codes.count("rate-limited")
+    output = "".join(tracker_server.output)
+    assert "WARNING tracker.gateway.auth: wrong arbiter token from 127.0.0.1" in output
+    assert "guess-" not in output  # the guesses are counted, never logged
+    record(
+        "access",
+        "1,000 wrong tokens sent as fast as possible on one connection",
+        tried=1000,
+        unit="submits",
+        outcome=f"{compared:.0f} compared in {elapsed:.2f} s, {codes.count('rate-limited')} refused rate-limited",
+    )
+
+
+def test_a_short_token_is_refused_at_start_up(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "tracker.cli", "up", "--port", "0", "--data-dir", str(tmp_path), "--token", "7"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert "the arbiter token must be at least 16 characters long" in done.stderr
+    assert "listening" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "allowed", "expected"),
+    [
+        (None, "127.0.0.1:8080", None, True),  # scripts, tracker replay
+        ("http://127.0.0.1:8080", "127.0.0.1:8080", None, True),  # our own pages
+        ("https://Tracker.Example", "tracker.example", None, True),
+        ("https://tracker.example", "tracker.example:443", None, True),
+        ("http://[::1]:8080", "[::1]:8080", None, True),
+        ("https://evil.example", "127.0.0.1:8080", None, False),
+        ("http://127.0.0.1:8081", "127.0.0.1:8080", None, False),
+        ("http://localhost:8080", "127.0.0.1:8080", None, False),
+        ("https://tracker.example", "tracker.example:80", None, False),
+        ("null", "127.0.0.1:8080", None, False),
+        ("http://127.0.0.1:8080", None, None, False),
+        ("http://127.0.0.1:8080/x", "127.0.0.1:8080", None, False),
+        ("http://127.0.0.1:８０", "127.0.0.1:80", None, False),
+        ("https://obs.example", "127.0.0.1:8080", ("https://obs.example",), True),
+        ("https://evil.example", "127.0.0.1:8080", ("https://obs.example",), False),
+    ],
+)
+def test_browser_origins_must_be_our_own_or_listed(
+    origin: str | None, host: str | None, allowed: tuple[str, ...] | None, expected: bool
+) -> None:
+    assert origin_allowed(origin, host, allowed) is expected
+
+
+def test_a_cross_origin_browser_handshake_is_refused_by_default(tracker_server: RunningTracker) -> None:
+    port = tracker_server.port
+
+    def status(origin: str | None) -> int:
+        raw = RawWs(port, origin=origin)
+        raw.close()
+        return raw.status
+
+    assert status("https://evil.example") == 403
+    assert status("null") == 403
+    assert status(f"http://127.0.0.1:{port}") == 101
+    assert status(None) == 101
+    record(
+        "access",
+        "websocket handshakes from another origin, no --allow-origin",
+        tried=4,
+        unit="handshakes",
+        outcome="HTTP 403; same origin and no Origin accepted",
+    )

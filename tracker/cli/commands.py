@@ -99,8 +99,18 @@ def arbiter_token(args: argparse.Namespace) -> str:
     return os.environ.get("TRACKER_TOKEN", "")
 
 
+MIN_TOKEN_LENGTH = 16
+
+
 def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
+    """The server's configuration from its arguments.
+
+    Raises :class:`TrackerError` for a token shorter than
+    :data:`MIN_TOKEN_LENGTH` characters (one is generated when none is given).
+    """
     token = arbiter_token(args)
+    if token and len(token) < MIN_TOKEN_LENGTH:
+        raise TrackerError(f"the arbiter token must be at least {MIN_TOKEN_LENGTH} characters long")
     if not token:
         token = secrets.token_urlsafe(18)
         print(f"arbiter token (generated; set TRACKER_TOKEN or --token-file to choose one): {token}", flush=True)

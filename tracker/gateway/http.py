@@ -19,6 +19,7 @@ from websockets.http11 import Request, Response
 
 from tracker import __version__
 from tracker.config import ServerConfig
+from tracker.gateway.auth import handshake_origin_allowed
 from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
@@ -54,6 +55,8 @@ class Http:
         """The response to ``request``; ``None`` lets a websocket handshake on ``/ws`` go on."""
         path = request.path.split("?", 1)[0]
         if path == "/ws":
+            if not handshake_origin_allowed(request, self.config.allowed_origins):
+                return text(HTTPStatus.FORBIDDEN, "websocket connections from this page's origin are not allowed\n")
             if self.connections() >= self.config.limits.max_connections:
                 return text(HTTPStatus.SERVICE_UNAVAILABLE, "too many connections\n")
             return None

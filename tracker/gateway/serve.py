@@ -24,7 +24,6 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.asyncio.server import serve as websockets_serve
 from websockets.http11 import Request, Response
-from websockets.typing import Origin
 
 from tracker import __version__
 from tracker.config import ServerConfig
@@ -89,8 +88,7 @@ class Gateway:
             self.config.port,
             process_request=self.process_request,
             max_size=limits.max_frame,
-            # browsers always send Origin; scripts and `tracker replay` send none and are let through
-            origins=[*(Origin(o) for o in self.config.allowed_origins), None] if self.config.allowed_origins else None,
+            # Origin is checked by Http.respond (same origin or --allow-origin; none for scripts): see auth.py
             ping_interval=20,
             ping_timeout=20,
             close_timeout=5,

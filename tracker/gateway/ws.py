@@ -9,7 +9,6 @@ it is durable, or ``rejected`` with the reason.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -20,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tracker.config import ServerConfig
 from tracker.core.errors import DecodeError, EventRejected
+from tracker.gateway.auth import TokenGuard, Verdict, address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
@@ -50,6 +50,7 @@ class Client:
     subscriptions: set[str] = field(default_factory=set)
     arbiter_of: set[str] = field(default_factory=set)
     subscribes: _Bucket | None = None
+    proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
 
 
 class Websockets:
@@ -71,6 +72,7 @@ class Websockets:
         self.arbiter_joined = arbiter_joined
         self.clients: dict[ServerConnection, Client] = {}
         self._buckets: dict[str, _Bucket] = {}
+        self.guard = TokenGuard(config.token, metrics=metrics)
         metrics.gauges["tracker_connections"] = lambda: len(self.clients)
 
     def arbiters(self, tournament: str) -> list[ServerConnection]:
@@ -129,8 +131,8 @@ class Websockets:
             )
             return
         if message.token is not None:
-            if not self.authorized(message.token):
-                await conn.send(error_message("unauthorized", "wrong arbiter token").decode())
+            if (verdict := self.check(conn, message.token)) is not Verdict.OK:
+                await conn.send(error_message(verdict.value, verdict.reason).decode())
                 return
             client.arbiter_of.add(tid)
         client.subscriptions.add(tid)
@@ -141,11 +143,9 @@ class Websockets:
     async def _submit(self, conn: ServerConnection, message: Submit) -> None:
         started = time.perf_counter()
         event = message.event
-        if not self.authorized(message.token):
+        if (verdict := self.check(conn, message.token)) is not Verdict.OK:
             self.metrics.inc("tracker_events_rejected_total")
-            await reply(
-                conn, rejected_message(event.id, "unauthorized", "a valid arbiter token is required", message.ref)
-            )
+            await reply(conn, rejected_message(event.id, verdict.value, verdict.reason, message.ref))
             return
         if not self._allow(message.token):
             self.metrics.inc("tracker_events_rejected_total")
@@ -161,10 +161,13 @@ class Websockets:
         await reply(conn, ack_message(event.id, event.tournament, seq, message.ref))
         self.metrics.ack_latency.observe(time.perf_counter() - started)
 
-    def authorized(self, token: str) -> bool:
-        """Constant-time comparison with the arbiter token."""
-        expected = self.config.token
-        return bool(expected) and hmac.compare_digest(token.encode(), expected.encode())
+    def check(self, conn: ServerConnection, token: str) -> Verdict:
+        """The arbiter token check for ``conn``'s address (constant time, throttled: tracker/gateway/auth.py)."""
+        client = self.clients.get(conn)
+        verdict = self.guard.check(token, address_of(conn.remote_address), proven=client is not None and client.proven)
+        if client is not None and verdict is Verdict.OK:
+            client.proven = True
+        return verdict
 
     def _allow(self, token: str) -> bool:
         limits = self.config.limits
