@@ -13,17 +13,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import TOKEN, RunningTracker
+from tests.conftest import TOKEN, RunningTracker, start_tracker
 from tests.gateway.test_hostile import RawWs, frame, result
 from tests.gateway.test_limits import metric, rss_mib
 from tests.reliability_log import record
@@ -268,3 +269,84 @@ def test_a_cross_origin_browser_handshake_is_refused_by_default(tracker_server: 
         unit="handshakes",
         outcome="HTTP 403; same origin and no Origin accepted",
     )
+
+
+# -- HTTP: GET and HEAD only, one request per connection ------------------------------------------------------
+
+
+def http_raw(port: int, data: bytes, *, half_close: bool = False) -> bytes:
+    """Send ``data`` on a fresh TCP connection and read until the server closes it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(data)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
+
+
+def request(method: str, path: str = "/healthz") -> bytes:
+    return f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningTracker]:
+    server = start_tracker(tmp_path_factory.mktemp("http") / "data")
+    try:
+        yield server
+        assert "Traceback" not in "".join(server.output), "".join(server.output)
+    finally:
+        server.stop()
+
+
+def test_methods_other_than_get_and_head_get_405(http_server: RunningTracker) -> None:
+    for method in ("POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "BREW"):
+        for path in ("/healthz", "/api/tournaments", "/ws", "/"):
+            head = http_raw(http_server.port, request(method, path)).split(b"\r\n\r\n", 1)[0].decode()
+            assert head.startswith("HTTP/1.1 405 "), (method, path, head)
+            assert "\r\nAllow: GET, HEAD\r\n" in head
+
+
+def test_head_gets_the_headers_of_get_without_the_body(http_server: RunningTracker) -> None:
+    for path in ("/healthz", "/api/tournaments", "/", "/static/site.css", "/no/such/page"):
+        get_head, _, body = http_raw(http_server.port, request("GET", path)).partition(b"\r\n\r\n")
+        head_head, _, head_body = http_raw(http_server.port, request("HEAD", path)).partition(b"\r\n\r\n")
+        assert head_body == b"", path
+        assert head_head.split(b"\r\n")[0] == get_head.split(b"\r\n")[0], path  # the same status
+        assert f"Content-Length: {len(body)}".encode() in head_head, path
+    head = http_raw(http_server.port, request("HEAD", "/ws")).split(b"\r\n\r\n", 1)[0]
+    assert head.startswith(b"HTTP/1.1 405 ") and b"\r\nAllow: GET\r\n" in head  # a websocket opens with GET
+
+
+def test_pipelined_requests_get_the_first_answer_then_a_clean_close(http_server: RunningTracker) -> None:
+    answer = http_raw(http_server.port, request("GET") + request("GET", "/api/tournaments"))
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1") == 1
+    assert b'"status": "ok"' in answer and b"\r\nConnection: close\r\n" in answer
+    answer = http_raw(http_server.port, request("GET") + b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # a half one
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    # a client that half-closes after its request still gets the answer
+    assert http_raw(http_server.port, request("GET"), half_close=True).startswith(b"HTTP/1.1 200 ")
+    assert http_get_still_works(http_server)
+    assert "Traceback" not in "".join(http_server.output), "".join(http_server.output)
+
+
+def test_frames_sent_with_the_upgrade_request_are_read_after_the_handshake(http_server: RunningTracker) -> None:
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    upgrade = (
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{http_server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", http_server.port), timeout=10) as sock:
+        sock.sendall(upgrade + frame(PING, b"early"))
+        received = b""
+        while not received.endswith(b"\x8a\x05early"):
+            chunk = sock.recv(4096)
+            assert chunk, received
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 101 ")
+    assert "Traceback" not in "".join(http_server.output)
+
+
+def http_get_still_works(server: RunningTracker) -> bool:
+    return http_raw(server.port, request("GET")).startswith(b"HTTP/1.1 200 ")

@@ -31,17 +31,43 @@ Wire it with ``serve(..., create_connection=bounded_connection(max_buffer))``.
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.frames import Frame, Opcode
+from websockets.protocol import CONNECTING, OPEN
 from websockets.server import ServerProtocol
 
 
-class LatestPongProtocol(ServerProtocol):
-    """A server protocol that keeps at most one unsent pong: the answer to the latest ping."""
+class GatewayProtocol(ServerProtocol):
+    """A server protocol that keeps at most one unsent pong and reads one request before it is answered."""
 
     pending_pong: bytes | None = None  # the serialized pong in ``writes`` not yet handed to the transport
+    held: bytearray | None = None  # bytes after the request head, before the answer (None: head not read yet)
+    held_eof: bool = False  # the client half-closed before the answer
+    _tail: bytes = b""  # the last bytes of a head not yet complete (its end may span two reads)
+
+    def receive_data(self, data: bytes | bytearray) -> None:
+        if self.state is not CONNECTING:
+            super().receive_data(data)
+        elif self.held is not None:
+            self.held += data  # a second request, or frames sent before the 101 (RFC 6455 §4.1 says wait)
+        else:
+            seen = self._tail + bytes(data)
+            found = seen.find(b"\r\n\r\n")
+            if found < 0:
+                self._tail = seen[-3:]
+                super().receive_data(data)
+            else:
+                end = found + 4 - len(self._tail)
+                self.held = bytearray(data[end:])
+                super().receive_data(data[:end])
+
+    def release(self) -> tuple[bytes, bool]:
+        """Stop holding: the bytes and the end of stream held back while the request was being answered."""
+        held, eof = bytes(self.held or b""), self.held_eof
+        self.held, self.held_eof = bytearray(), False
+        return held, eof
 
     def recv_frame(self, frame: Frame) -> None:
         if frame.opcode is Opcode.PING and self.pending_pong is not None:
@@ -60,15 +86,19 @@ class LatestPongProtocol(ServerProtocol):
         return super().data_to_send()
 
 
+HOLD_LIMIT = 1 << 16  # bytes held after a request before its answer; past it, the server stops reading
+
+
 class BoundedConnection(ServerConnection):
     """A server connection that stops reading a client that does not read, and aborts it past ``max_buffer``."""
 
     max_buffer: ClassVar[int] = 1 << 20
+    protocol: GatewayProtocol
 
     def __init__(self, protocol: ServerProtocol, server: Server, **kwargs: object) -> None:
-        # websockets' serve() builds a plain ServerProtocol before it calls us; LatestPongProtocol adds no
-        # state of its own but a class attribute default, so re-classing the instance is safe
-        protocol.__class__ = LatestPongProtocol
+        # websockets' serve() builds a plain ServerProtocol before it calls us; GatewayProtocol adds no
+        # state but class attribute defaults, so re-classing the instance is safe
+        protocol.__class__ = GatewayProtocol
         super().__init__(protocol, server, **kwargs)  # type: ignore[arg-type]  # serve()'s own keywords
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -77,7 +107,32 @@ class BoundedConnection(ServerConnection):
         self.recv_messages.resume = self._resume_for_assembler
 
     def _resume_for_assembler(self) -> None:
-        if not self.paused:
+        if not self.paused and not self._holding():
+            self.transport.resume_reading()
+
+    def _holding(self) -> bool:
+        held = self.protocol.held
+        return self.protocol.state is CONNECTING and held is not None and len(held) > HOLD_LIMIT
+
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        await super().handshake(*args, **kwargs)
+        # what the client sent after its request was held back (GatewayProtocol) until the answer was sent
+        held, eof = self.protocol.release()
+        if self.protocol.state is OPEN:  # an HTTP answer ends the connection: serve() aborts it now
+            if held:
+                self.data_received(held)
+            if eof:
+                super().eof_received()
+            self._resume_reading()
+
+    def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio.Protocol: True keeps it open
+        if self.protocol.state is CONNECTING and self.protocol.held is not None:
+            self.protocol.held_eof = True  # answer the request first: keep the transport open until then
+            return True
+        return super().eof_received()
+
+    def _resume_reading(self) -> None:
+        if not self.paused and not self.recv_messages.paused:
             self.transport.resume_reading()
 
     def pause_writing(self) -> None:
@@ -86,14 +141,16 @@ class BoundedConnection(ServerConnection):
 
     def resume_writing(self) -> None:
         super().resume_writing()
-        if not self.recv_messages.paused:
-            self.transport.resume_reading()
+        if not self._holding():
+            self._resume_reading()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self.transport.get_write_buffer_size() > self.max_buffer and not self.transport.is_closing():
             self.logger.warning("aborting a connection with over %d unsent bytes", self.max_buffer)
             self.transport.abort()
+        elif self._holding():
+            self.transport.pause_reading()  # until the request is answered
 
 
 def bounded_connection(max_buffer: int) -> type[BoundedConnection]:

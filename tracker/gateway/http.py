@@ -52,7 +52,21 @@ class Http:
         self.connections = connections
 
     def respond(self, request: Request) -> Response | None:
-        """The response to ``request``; ``None`` lets a websocket handshake on ``/ws`` go on."""
+        """The response to ``request``; ``None`` lets a websocket handshake on ``/ws`` go on.
+
+        Only GET and HEAD are served (405 with ``Allow`` otherwise); HEAD gets
+        GET's status and headers, ``Content-Length`` included, without the body.
+        """
+        if request.method not in ("GET", "HEAD"):
+            return method_not_allowed("GET, HEAD")
+        response = self._get(request)
+        if request.method == "HEAD":
+            if response is None:  # a websocket is opened with GET only
+                return method_not_allowed("GET")
+            return Response(response.status_code, response.reason_phrase, response.headers, b"")
+        return response
+
+    def _get(self, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == "/ws":
             if not handshake_origin_allowed(request, self.config.allowed_origins):
@@ -121,6 +135,12 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
         ]
     )
     return Response(status.value, status.phrase, headers, body)
+
+
+def method_not_allowed(allow: str) -> Response:
+    response = text(HTTPStatus.METHOD_NOT_ALLOWED, f"only {allow} here\n")
+    response.headers["Allow"] = allow
+    return response
 
 
 def as_json(obj: object, status: HTTPStatus = HTTPStatus.OK) -> Response:
