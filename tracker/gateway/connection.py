@@ -1,4 +1,4 @@
-"""A websocket connection whose unsent bytes are bounded, whatever its client sends.
+"""A websocket connection whose unsent bytes are bounded, whatever its client sends, and one request per connection.
 
 How this works
 --------------
@@ -11,7 +11,7 @@ places:
 
 - **Only the latest ping is answered** when earlier pongs are still unsent
   (RFC 6455 §5.5.3: "an endpoint MAY elect to send a Pong frame for only
-  the most recently processed Ping frame"): :class:`LatestPongProtocol`
+  the most recently processed Ping frame"): :class:`GatewayProtocol`
   drops a pong still waiting in the protocol's outgoing writes when the
   next ping is read, so one read from the socket yields at most one pong.
 - **A client that does not read is not read**: when the transport's write
@@ -25,6 +25,15 @@ places:
   ``max_buffer`` after a read is aborted (the hub drops slow subscribers
   at the same bound with close 1008 when it broadcasts).
 
+One request at a time: websockets reads a request and goes straight on
+to parse what follows as websocket frames, before the request is answered;
+a second HTTP request in the same TCP write (pipelining) failed the
+connection, so the first got no answer and the late handshake logged a
+traceback.  :class:`GatewayProtocol` holds what follows the request head
+(and a half-close) until the answer is sent: an HTTP answer ends the
+connection (``Connection: close``), a ``101`` goes on with the held bytes as
+its first frames.  Past ``HOLD_LIMIT`` held bytes the server stops reading.
+
 Wire it with ``serve(..., create_connection=bounded_connection(max_buffer))``.
 """
 
@@ -35,6 +44,7 @@ from typing import Any, ClassVar
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.frames import Frame, Opcode
+from websockets.http11 import Response
 from websockets.protocol import CONNECTING, OPEN
 from websockets.server import ServerProtocol
 
@@ -45,6 +55,7 @@ class GatewayProtocol(ServerProtocol):
     pending_pong: bytes | None = None  # the serialized pong in ``writes`` not yet handed to the transport
     held: bytearray | None = None  # bytes after the request head, before the answer (None: head not read yet)
     held_eof: bool = False  # the client half-closed before the answer
+    answered: bool = False  # the handshake's answer (101 or an HTTP response) was sent
     _tail: bytes = b""  # the last bytes of a head not yet complete (its end may span two reads)
 
     def receive_data(self, data: bytes | bytearray) -> None:
@@ -62,6 +73,10 @@ class GatewayProtocol(ServerProtocol):
                 end = found + 4 - len(self._tail)
                 self.held = bytearray(data[end:])
                 super().receive_data(data[:end])
+
+    def send_response(self, response: Response) -> None:
+        super().send_response(response)
+        self.answered = True
 
     def release(self) -> tuple[bytes, bool]:
         """Stop holding: the bytes and the end of stream held back while the request was being answered."""
@@ -123,13 +138,23 @@ class BoundedConnection(ServerConnection):
                 self.data_received(held)
             if eof:
                 super().eof_received()
-            self._resume_reading()
+                self.transport.close()  # what asyncio does when eof_received() does not keep the transport open
+            else:
+                self._resume_reading()
 
     def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio.Protocol: True keeps it open
-        if self.protocol.state is CONNECTING and self.protocol.held is not None:
-            self.protocol.held_eof = True  # answer the request first: keep the transport open until then
+        protocol = self.protocol
+        if protocol.state is CONNECTING and protocol.held is not None and not protocol.answered:
+            protocol.held_eof = True  # answer the request first: keep the transport open until then
             return True
         return super().eof_received()
+
+    def send_data(self) -> None:
+        super().send_data()
+        protocol = self.protocol
+        if protocol.held_eof and protocol.answered and protocol.state is not OPEN:
+            # an HTTP answer to a client that already half-closed: nothing more will come, close once it is sent
+            self.transport.close()
 
     def _resume_reading(self) -> None:
         if not self.paused and not self.recv_messages.paused:
