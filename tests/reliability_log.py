@@ -9,7 +9,7 @@ lock keeps concurrent pytest processes from losing rows); otherwise
 ``tools/reliability_report.py`` turns the file into ``docs/reliability.md``::
 
     TRACKER_RELIABILITY_LOG=/tmp/rel.json .venv/bin/python -m pytest -q -m 'soak or not soak' \
-        tests/gateway/test_hostile.py tests/gateway/test_limits.py \
+        tests/gateway/test_hostile.py tests/gateway/test_limits.py tests/gateway/test_abuse.py \
         tests/embedded/test_faults.py tests/embedded/test_soak.py
     .venv/bin/python tools/reliability_report.py /tmp/rel.json > docs/reliability.md
 """

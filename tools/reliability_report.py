@@ -8,7 +8,8 @@ prints Markdown::
 
     rm -f /tmp/rel.json
     TRACKER_RELIABILITY_LOG=/tmp/rel.json .venv/bin/python -m pytest -q --junitxml=/tmp/rel.xml \\
-        tests/gateway/test_hostile.py tests/gateway/test_limits.py tests/embedded/test_faults.py tests/kafka/test_kafka_faults.py
+        tests/gateway/test_hostile.py tests/gateway/test_limits.py tests/gateway/test_abuse.py \\
+        tests/embedded/test_faults.py tests/kafka/test_kafka_faults.py
     TRACKER_RELIABILITY_LOG=/tmp/rel.json TRACKER_SOAK_SECONDS=600 .venv/bin/python -m pytest -q -m soak \\
         --junitxml=/tmp/rel-soak.xml tests/embedded/test_soak.py
     .venv/bin/python tools/reliability_report.py /tmp/rel.json --junit /tmp/rel.xml --junit /tmp/rel-soak.xml \\
