@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: demo test check lint typecheck imports schema bench soak screenshots browser clean
+.PHONY: demo test check lint typecheck imports schema bench soak chaos screenshots browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ bench: $(VENV)/.installed
 
 soak: $(VENV)/.installed
 	$(PY) -m pytest -q -m soak -p no:cacheprovider
+
+# randomized fault rounds per deployment (TRACKER_CHAOS_ROUNDS, default 200; TRACKER_CHAOS_SEED): tests/chaos
+chaos: $(VENV)/.installed
+	$(PY) -m pytest -q -m chaos -p no:cacheprovider tests/chaos
 
 screenshots: $(VENV)/.installed browser
 	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py -k screenshots
