@@ -55,7 +55,8 @@ def report(result: RunResult, what: str) -> None:
             unit="faults",
             lost=lost,
             outcome=(
-                f"in {rounds} randomized rounds: "
+                f"in {rounds} randomized rounds (violations counted in every round that had this fault; "
+                "a round has several faults, so rows overlap): "
                 + (", ".join(f"{v} {OUTCOME[k]}" for k, v in by.items() if v) or "every invariant held")
             ),
             figures={"rounds": rounds, "by_invariant": by, "seed": result.seed},
