@@ -32,7 +32,7 @@ import msgspec
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
 from tracker.core.events import Event, GameResult, TournamentId
-from tracker.core.projection import Projection, Status
+from tracker.core.projection import LineStatus, Projection, Scenario, Status
 from tracker.core.standings import Row, Standings
 
 PROTOCOL_VERSION: Final = 1
@@ -140,6 +140,60 @@ class OpponentStatusJSON(TypedDict):
     status: Status
 
 
+class ScenarioGameJSON(TypedDict):
+    round: int | None
+    white: int
+    black: int
+    result: GameResult
+
+
+class ScenariosJSON(TypedDict):
+    """For each extreme, a result for every remaining game that reaches it."""
+
+    rank_best: list[ScenarioGameJSON]
+    rank_worst: list[ScenarioGameJSON]
+    ks_min: list[ScenarioGameJSON]
+    ks_max: list[ScenarioGameJSON]
+
+
+class ExactJSON(TypedDict):
+    """For each extreme: true when the value is exact (its scenario reaches it), false when it is a bound."""
+
+    rank_best: bool
+    rank_worst: bool
+    ks_min: bool
+    ks_max: bool
+
+
+class AttainedJSON(TypedDict):
+    """For each extreme: what its scenario reaches (equal to the value when exact)."""
+
+    rank_best: float
+    rank_worst: float
+    ks_min: float
+    ks_max: float
+
+
+class LineProjectionJSON(TypedDict):
+    """One declared line (the first ``places`` places) for one player, with a scenario per possible side."""
+
+    places: int
+    name: str
+    status: LineStatus
+    inside: list[ScenarioGameJSON] | None
+    outside: list[ScenarioGameJSON] | None
+    playoff: list[ScenarioGameJSON] | None
+
+
+class PlayoffProjectionJSON(TypedDict):
+    """Membership of the play-off for 1st; ``secured``: at least tied first on points in every outcome."""
+
+    status: Status
+    scenario: list[ScenarioGameJSON] | None
+    secured: bool
+    exact: bool
+
+
 class PlayerProjectionJSON(TypedDict):
     start_no: int
     ks_min: float
@@ -150,6 +204,11 @@ class PlayerProjectionJSON(TypedDict):
     points_max: float
     qualification: Status
     opponents: list[OpponentStatusJSON]
+    scenarios: ScenariosJSON
+    exact: ExactJSON
+    attained: AttainedJSON
+    lines: list[LineProjectionJSON]
+    playoff: PlayoffProjectionJSON | None
 
 
 class KoyaRangeJSON(TypedDict):
@@ -175,6 +234,12 @@ class GameProjectionJSON(TypedDict):
     white: int
     black: int
     outcomes: list[OutcomeEffectJSON]
+    exact: bool
+
+
+class LineJSON(TypedDict):
+    places: int
+    name: str
 
 
 class ProjectionJSON(TypedDict):
@@ -185,6 +250,17 @@ class ProjectionJSON(TypedDict):
     line: float
     players: list[PlayerProjectionJSON]
     games: list[GameProjectionJSON]
+    lines: list[LineJSON]
+    playoff: bool
+
+
+def scenario_json(scenario: Scenario) -> list[ScenarioGameJSON]:
+    """A scenario as the list of remaining games with their results."""
+    return [{"round": g.round, "white": g.white, "black": g.black, "result": g.result} for g in scenario]
+
+
+def _maybe(scenario: Scenario | None) -> list[ScenarioGameJSON] | None:
+    return None if scenario is None else scenario_json(scenario)
 
 
 def projection_json(p: Projection) -> ProjectionJSON:
@@ -206,6 +282,43 @@ def projection_json(p: Projection) -> ProjectionJSON:
                 "points_max": float(pp.points_max),
                 "qualification": pp.qualification,
                 "opponents": [{"start_no": o.start_no, "status": o.status} for o in pp.opponents],
+                "scenarios": {
+                    "rank_best": scenario_json(pp.reached["rank_best"].scenario),
+                    "rank_worst": scenario_json(pp.reached["rank_worst"].scenario),
+                    "ks_min": scenario_json(pp.reached["ks_min"].scenario),
+                    "ks_max": scenario_json(pp.reached["ks_max"].scenario),
+                },
+                "exact": {
+                    "rank_best": pp.reached["rank_best"].exact,
+                    "rank_worst": pp.reached["rank_worst"].exact,
+                    "ks_min": pp.reached["ks_min"].exact,
+                    "ks_max": pp.reached["ks_max"].exact,
+                },
+                "attained": {
+                    "rank_best": float(pp.reached["rank_best"].attained),
+                    "rank_worst": float(pp.reached["rank_worst"].attained),
+                    "ks_min": float(pp.reached["ks_min"].attained),
+                    "ks_max": float(pp.reached["ks_max"].attained),
+                },
+                "lines": [
+                    {
+                        "places": line.places,
+                        "name": line.name,
+                        "status": line.status,
+                        "inside": _maybe(line.inside),
+                        "outside": _maybe(line.outside),
+                        "playoff": _maybe(line.playoff),
+                    }
+                    for line in pp.lines
+                ],
+                "playoff": None
+                if pp.playoff is None
+                else {
+                    "status": pp.playoff.status,
+                    "scenario": _maybe(pp.playoff.scenario),
+                    "secured": pp.playoff.secured,
+                    "exact": pp.playoff.exact,
+                },
             }
             for pp in p.players
         ],
@@ -222,9 +335,12 @@ def projection_json(p: Projection) -> ProjectionJSON:
                     }
                     for o in g.outcomes
                 ],
+                "exact": g.exact,
             }
             for g in p.games
         ],
+        "lines": [{"places": places, "name": name} for places, name in p.lines],
+        "playoff": p.playoff,
     }
 
 

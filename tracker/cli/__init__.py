@@ -81,6 +81,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--provisional", choices=["percentage", "max-games", "rounds"])
     p.add_argument("--format", choices=["table", "json", "trf"], default="table")
     p.add_argument("--project", action="store_true", help="also print what the remaining games can change")
+    p.add_argument(
+        "--lines", metavar="PLACES", help="places that matter, e.g. 1,3 (1st, top 3): clinched/eliminated/open each"
+    )
+    p.add_argument("--playoff", action="store_true", help="a tie for 1st on points goes to a play-off")
     p.set_defaults(run=cmd_standings)
 
     p = sub.add_parser("up", help="run the embedded tracker: journal, processor, gateway, pages")

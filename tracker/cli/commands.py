@@ -23,6 +23,7 @@ from tracker.cli.tables import print_table
 from tracker.config import Limits, ServerConfig
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
+from tracker.core.events import Line
 from tracker.core.standings import standings
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
 from tracker.formats import state_from
@@ -55,13 +56,23 @@ def cmd_standings(args: argparse.Namespace) -> int:
         changes["basis"] = args.basis
     if args.provisional:
         changes["provisional"] = args.provisional
+    if args.lines:
+        changes["lines"] = parse_lines(args.lines)
+    if args.playoff:
+        changes["playoff"] = True
     if changes:
         tf = dataclasses.replace(tf, opened=msgspec.structs.replace(tf.opened, **changes))
     state = state_from(tf)
     table = standings(state)
     if args.format == "json":
-        print(json.dumps({**standings_json(table), "notes": list(tf.notes)}, ensure_ascii=False, indent=2))
-        return 0 if not args.project else _project(state)
+        document: dict[str, object] = {**standings_json(table), "notes": list(tf.notes)}
+        if args.project:
+            from tracker.core.projection import project
+            from tracker.protocol import projection_json
+
+            document["projection"] = projection_json(project(state))
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return 0
     for note in tf.notes:  # how the file was read, apart from the table: stdout stays a table or a TRF file
         err.print(f"tracker standings: note: {note}", markup=False)
     if args.format == "trf":
@@ -78,6 +89,17 @@ def _project(state: Tournament) -> int:
 
     print_projection(state, console)
     return 0
+
+
+def parse_lines(text: str) -> tuple[Line, ...]:
+    """``--lines 1,3`` → the lines of the first 1 and 3 places; raises :class:`TrackerError` for anything else."""
+    try:
+        places = [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise TrackerError(f"--lines takes places separated by commas, e.g. 1,3, not {text!r}") from None
+    if not places or any(p < 1 for p in places):
+        raise TrackerError(f"--lines takes places of at least 1, e.g. 1,3, not {text!r}")
+    return tuple(Line(p) for p in sorted(set(places)))
 
 
 # -- up / replay ----------------------------------------------------------------

@@ -53,7 +53,8 @@ def check_opened(event: TournamentOpened) -> None:
 
     Raises :class:`EventRejected` for a set-up tracker cannot track: repeated
     start numbers, too few rounds for the round robin, an unknown tie-break
-    code, a schedule naming unknown players or pairing a player twice.
+    code, a schedule naming unknown players or pairing a player twice, a
+    line with more places than players or declared twice.
     """
     numbers = [p.start_no for p in event.players]
     if len(set(numbers)) != len(numbers):
@@ -68,6 +69,11 @@ def check_opened(event: TournamentOpened) -> None:
             code="invalid-tournament",
         )
     parse_tiebreaks(event.tiebreaks)
+    places = [line.places for line in event.lines]
+    if len(set(places)) != len(places) or any(p > n for p in places):
+        raise EventRejected(
+            f"lines {places} for {n} players: each at most {n} places, none twice", code="invalid-tournament"
+        )
     if event.schedule is not None:
         known = set(numbers)
         limit = event.rounds if event.rounds is not None else needed

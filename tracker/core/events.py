@@ -76,6 +76,16 @@ class Scoring(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pab: Points | None = None
 
 
+class Line(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A line in the final standings that matters: the first ``places`` places (a title, prizes, qualification).
+
+    ``name`` is what people call it ("1st", "top 3", "qualifies"); empty: tracker names it.
+    """
+
+    places: Annotated[int, msgspec.Meta(ge=1, le=500)]
+    name: Name = ""
+
+
 class TournamentOpened(
     msgspec.Struct, frozen=True, tag="tournament_opened", tag_field="type", forbid_unknown_fields=True
 ):
@@ -85,6 +95,10 @@ class TournamentOpened(
     an odd n).  ``schedule``, when given, lists each round's pairings as
     (white, black) start numbers; results outside it are rejected.
     ``records`` keeps TRF header lines verbatim for a faithful export.
+    ``lines`` are the places that matter (projections say, for each player
+    and line, whether it is clinched, lost or still open); ``playoff`` says
+    that a tie for 1st on points is decided by a play-off, not tie-breaks.
+    Both are optional: events written before they existed decode unchanged.
     """
 
     id: EventId
@@ -101,6 +115,8 @@ class TournamentOpened(
     provisional: ProvisionalBasis = "percentage"
     schedule: tuple[tuple[tuple[StartNo, StartNo], ...], ...] | None = None
     records: Annotated[tuple[Annotated[str, msgspec.Meta(max_length=400)], ...], msgspec.Meta(max_length=100)] = ()
+    lines: Annotated[tuple[Line, ...], msgspec.Meta(max_length=16)] = ()
+    playoff: bool = False
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):

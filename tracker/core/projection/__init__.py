@@ -22,29 +22,36 @@ tournament): an opponent qualifies when ``2·score ≥ win·(G + limit)``, with
 reported is plain ``KS`` (limit 0); ranks use the tournament's whole
 tie-break order, ``KS/L±n`` included.
 
-*Exact* (at most ``exact_limit`` undecided games): a depth-first search over
-the outcomes 1-0, ½-½, 0-1 of each undecided game mutates integer arrays
-(scores, wins, the points between each pair, Sonneborn-Berger kept current
-by its bilinear increment) and undoes them on the way back.  The qualifying
-set is a bit mask per limit, updated for the two players of each game.  Only
-at a leaf are the final Koya sums formed — the recorded games' part
-memoised per mask, plus the leaf's own remaining games — and the players
-ranked by :func:`~tracker.core.projection.ranking.ranks`, which reproduces
+*Exact*: each player's best and worst rank and lowest and highest KS is
+found by :class:`~tracker.core.projection.solver.Solver`, a branch and
+bound over the undecided games (see that module), with a complete scenario
+that reaches it.  Leaves are ranked by
+:func:`~tracker.core.projection.ranking.ranks`, which reproduces
 :func:`tracker.core.standings.standings` on a complete crosstable (PTS, then
 each criterion on the groups still tied, DE inside each group, shared
-ranks).  Each subtree returns the elementwise min/max of (KS, rank) over its
-leaves, so every game's per-outcome ranges fall out of the recursion without
-storing any leaf.
+ranks).  A query that exceeds its node budget reports a proven bound and
+the best scenario found, flagged not exact.  Per-game effects are the same
+queries with that game's outcome fixed, searched to the end when at most
+``exact_limit`` games are undecided and with a small budget beyond (flagged
+on the game).
 
-*Bounds* (more undecided games; ``exact=False``): each player's final score
-lies in [recorded + worst outcomes, recorded + best outcomes].  An opponent
-is clinched when even their minimum is on the line, eliminated when even
-their maximum is below it; KS lies between the points certainly scored
-against clinched opponents and the most that can be scored against all
-opponents not eliminated; the rank lies between 1 + the players certainly
-ahead on points and n − the players certainly behind.  These are sound
-(every outcome's value lies inside) but usually not tight.  Per-game effects
-are the same bounds with that game's outcome fixed.
+*Lines* declared by the tournament (the first ``places`` places) follow
+from the rank extremes: clinched when the worst rank is inside, eliminated
+when the best is outside, open otherwise (the two extremes' scenarios show
+how).  With a play-off for 1st, line 1 and play-off membership are judged
+on points: the *lead* over a player (the best score of the others minus
+theirs) is minimised, maximised and brought to zero by the same solver.
+
+*Bounds* (``exact_limit < 0``, the cheapest answer): each player's final
+score lies in [recorded + worst outcomes, recorded + best outcomes].  An
+opponent is clinched when even their minimum is on the line, eliminated
+when even their maximum is below it; KS lies between the points certainly
+scored against clinched opponents and the most that can be scored against
+all opponents not eliminated; the rank lies between 1 + the players
+certainly ahead on points and n − the players certainly behind.  These are
+sound (every outcome's value lies inside) but usually not tight; the
+scenarios are the best of a few tried.  Per-game effects are the same
+bounds with that game's outcome fixed.
 
 Qualification statuses are exact in both modes: a player's minimum and
 maximum final scores are each reached by some outcome of the remaining
@@ -53,106 +60,280 @@ games.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Final
 
 from tracker.core.crosstable import Tournament
-from tracker.core.projection.bounds import bounds, bounds_given, intervals
-from tracker.core.projection.exact import Range, Search
-from tracker.core.projection.model import model_of
+from tracker.core.projection.bounds import Intervals, bounds, bounds_given, intervals
+from tracker.core.projection.model import Model, model_of
 from tracker.core.projection.result import (
+    EXTREMES,
+    ExtremeName,
     GameProjection,
+    LineProjection,
+    LineStatus,
     OpponentStatus,
     OutcomeEffect,
     PlayerProjection,
+    PlayoffProjection,
     Projection,
+    Reached,
+    Scenario,
+    ScenarioGame,
     Status,
 )
+from tracker.core.projection.solver import Solver
+
+#: Nodes the player extremes may expand in all (about 2 s of search), and per query.
+BUDGET: Final = 100_000
+QUERY_BUDGET: Final = 25_000
+#: Nodes per per-game query beyond ``exact_limit`` undecided games, and in all.
+GAME_QUERY_BUDGET: Final = 60
+GAME_BUDGET: Final = 60_000
 
 # -- the projection -------------------------------------------------------------------
 
 
-def project(t: Tournament, *, exact_limit: int = 10) -> Projection:
-    """Project ``t``'s final KS, ranks and qualifications over its remaining games.
+def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Projection:
+    """Project ``t``'s final KS, ranks, lines and qualifications over its remaining games.
 
-    Exact when at most ``exact_limit`` games remain undecided (3^k outcomes
-    are enumerated; forfeits of withdrawn players are not counted), sound
-    bounds otherwise (``exact=False``; a negative limit always gives bounds).
-    A 16-player last round (8 games) takes about 0.2 s, ten undecided games
-    a few seconds: call it off the hot path.  Reads ``t`` and changes nothing
-    in it (the search mutates its own copies); raises nothing for a valid
-    tournament.
+    Every player extreme is searched exactly (within ``budget`` nodes in all;
+    an extreme the budget cannot settle is a labelled bound), each with a
+    scenario that reaches it.  Per-game effects are exact when at most
+    ``exact_limit`` games remain undecided, budgeted beyond.  A negative
+    ``exact_limit`` gives the interval bounds alone (``exact=False``).  The
+    last two rounds of a 16-player round robin (16 games) take well under
+    2 s; call it off the hot path.  Reads ``t`` and changes nothing in it;
+    raises nothing for a valid tournament.
     """
     m = model_of(t)
     n = m.n
     iv = intervals(m)
-    exact = len(m.undecided) <= exact_limit
-    per_game: list[list[Range]]
-    if exact:
-        search = Search(m)
-        overall = search.run()
-        per_game = [[r for r in slots if r is not None] for slots in search.by_game]
-    else:
-        overall = bounds(iv)
-        per_game = [[bounds_given(iv, g, o) for o in g.options] for g in m.undecided]
     den = t.units.denominator
 
     def points(units: int) -> Fraction:
         return Fraction(units, den)
 
+    solver = Solver(m)
+    searched = exact_limit >= 0
+    # extremes[i][objective]: (value, attained, exact, scenario indices)
+    extremes: list[dict[ExtremeName, tuple[int, int, bool, tuple[int, ...]]]] = [{} for _ in range(n)]
+    if searched:
+        left = budget
+        for i in range(n):
+            for objective in EXTREMES:
+                e = solver.solve(i, objective, budget=max(0, min(QUERY_BUDGET, left)))
+                left -= solver.nodes
+                extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
+    else:
+        low, high = bounds(iv)
+        for i in range(n):
+            for objective, value in (
+                ("rank_best", low[n + i]),
+                ("rank_worst", high[n + i]),
+                ("ks_min", low[i]),
+                ("ks_max", high[i]),
+            ):
+                e = solver.solve(i, objective, budget=0)  # the best tried scenario
+                extremes[i][objective] = (value, e.attained, e.attained == value, e.scenario)
+
+    def scenario(indices: tuple[int, ...]) -> Scenario:
+        return _scenario(t, m, indices)
+
     statuses: list[Status] = [
         "clinched" if iv.clinched(j) else "open" if iv.alive(j) else "eliminated" for j in range(n)
     ]
+    declared = tuple((line.places, line.name or _line_name(line.places)) for line in t.opened.lines)
+    playoff = t.opened.playoff
     by_start = sorted(range(n), key=lambda i: t.start_nos[i])
-    low, high = overall
-    players = tuple(
-        PlayerProjection(
-            start_no=t.start_nos[i],
-            ks_min=points(low[i]),
-            ks_max=points(high[i]),
-            rank_best=low[n + i],
-            rank_worst=high[n + i],
-            points_min=points(iv.s_min[i]),
-            points_max=points(iv.s_max[i]),
-            qualification=statuses[i],
-            opponents=tuple(OpponentStatus(t.start_nos[j], statuses[j]) for j in by_start if j != i),
-        )
-        for i in by_start
-    )
-    undecided_ranges = iter(per_game)  # m.undecided keeps m.games' order
-    games = []
-    for g in m.games:
-        if len(g.options) == 1:
-            outcomes: tuple[OutcomeEffect, ...] = (OutcomeEffect(g.options[0].result, {}, {}),)
-        else:
-            ranges = next(undecided_ranges)
-            ks_moved = [i for i in by_start if len({(lo[i], hi[i]) for lo, hi in ranges}) > 1]
-            rank_moved = [i for i in by_start if len({(lo[n + i], hi[n + i]) for lo, hi in ranges}) > 1]
-            outcomes = tuple(
-                OutcomeEffect(
-                    o.result,
-                    {t.start_nos[i]: (points(lo[i]), points(hi[i])) for i in ks_moved},
-                    {t.start_nos[i]: (lo[n + i], hi[n + i]) for i in rank_moved},
-                )
-                for o, (lo, hi) in zip(g.options, ranges, strict=True)
+    players = []
+    for i in by_start:
+        ex = extremes[i]
+        reached: dict[ExtremeName, Reached] = {
+            objective: Reached(exact, points(attained) if objective.startswith("ks") else attained, scenario(indices))
+            for objective, (_, attained, exact, indices) in ex.items()
+        }
+        po = _playoff(solver, i, scenario) if playoff and searched else None
+        players.append(
+            PlayerProjection(
+                start_no=t.start_nos[i],
+                ks_min=points(ex["ks_min"][0]),
+                ks_max=points(ex["ks_max"][0]),
+                rank_best=ex["rank_best"][0],
+                rank_worst=ex["rank_worst"][0],
+                points_min=points(iv.s_min[i]),
+                points_max=points(iv.s_max[i]),
+                qualification=statuses[i],
+                opponents=tuple(OpponentStatus(t.start_nos[j], statuses[j]) for j in by_start if j != i),
+                reached=reached,
+                lines=tuple(
+                    _line(places, name, ex, scenario, solver if playoff and places == 1 and searched else None, i)
+                    for places, name in declared
+                ),
+                playoff=po,
             )
-        games.append(GameProjection(g.round, t.start_nos[g.white], t.start_nos[g.black], outcomes))
+        )
+    games = _games(t, m, solver, iv, exact_limit, points)
+    exact = (
+        searched
+        and all(r.exact for p in players for r in p.reached.values())
+        and all(line.status != "unknown" for p in players for line in p.lines)
+        and all(p.playoff is None or p.playoff.exact for p in players)
+    )
     return Projection(
         tournament=t.id,
         seq=t.seq,
         exact=exact,
         remaining=len(m.games),
         line=Fraction(m.thresholds[0], 2 * den),
-        players=players,
-        games=tuple(games),
+        players=tuple(players),
+        games=games,
+        lines=declared,
+        playoff=playoff,
     )
+
+
+def _line_name(places: int) -> str:
+    return "1st" if places == 1 else f"top {places}"
+
+
+def _scenario(t: Tournament, m: Model, indices: tuple[int, ...]) -> Scenario:
+    """Every remaining game (forfeits included) with the result ``indices`` gives the undecided ones."""
+    chosen = iter(indices)
+    games = []
+    for g in m.games:
+        o = g.options[0] if len(g.options) == 1 else g.options[next(chosen)]
+        games.append(ScenarioGame(g.round, t.start_nos[g.white], t.start_nos[g.black], o.result))
+    return tuple(games)
+
+
+def _line(
+    places: int,
+    name: str,
+    ex: dict[ExtremeName, tuple[int, int, bool, tuple[int, ...]]],
+    make: Callable[[tuple[int, ...]], Scenario],
+    solver: Solver | None,
+    i: int,
+) -> LineProjection:
+    """The status of one line for one player; ``solver`` when line 1 is decided on points (a play-off)."""
+    if solver is not None:
+        low = solver.solve(i, "lead_min")
+        high = solver.solve(i, "lead_max")
+        zero = solver.solve(i, "lead_zero")
+        inside = make(low.scenario) if low.attained < 0 else None
+        outside = make(high.scenario) if high.attained > 0 else None
+        tie = make(zero.scenario) if zero.attained == 0 else None
+        if not (low.exact and high.exact and zero.exact):
+            status: LineStatus = "unknown"
+        elif high.value < 0:
+            status = "clinched"
+        elif low.value > 0:
+            status = "eliminated"
+        else:
+            status = "open"
+        return LineProjection(places, name, status, inside, outside, tie)
+    best_value, best_attained, _, best_at = ex["rank_best"]
+    worst_value, worst_attained, _, worst_at = ex["rank_worst"]
+    inside = make(best_at) if best_attained <= places else None
+    outside = make(worst_at) if worst_attained > places else None
+    if worst_value <= places:
+        status = "clinched"
+    elif best_value > places:
+        status = "eliminated"
+    elif inside is not None and outside is not None:
+        status = "open"
+    else:
+        status = "unknown"
+    return LineProjection(places, name, status, inside, outside)
+
+
+def _playoff(solver: Solver, i: int, scenario: Callable[[tuple[int, ...]], Scenario]) -> PlayoffProjection:
+    """Play-off membership for 1st: can ``i`` tie for the most points, must they, are they at least tied first."""
+    zero = solver.solve(i, "lead_zero")
+    high = solver.solve(i, "lead_max")
+    low = solver.solve(i, "lead_min")
+    # in the play-off in every outcome: the lead is 0 at both ends
+    must = high.value == 0 and low.value == 0
+    status: Status = "clinched" if must else "open" if zero.value == 0 else "eliminated"
+    return PlayoffProjection(
+        status=status,
+        scenario=scenario(zero.scenario) if zero.attained == 0 else None,
+        secured=high.value <= 0,
+        exact=zero.exact and high.exact and low.exact,
+    )
+
+
+def _games(
+    t: Tournament,
+    m: Model,
+    solver: Solver,
+    iv: Intervals,
+    exact_limit: int,
+    points: Callable[[int], Fraction],
+) -> tuple[GameProjection, ...]:
+    """Each remaining game and what each of its outcomes leaves possible."""
+    n = m.n
+    by_start = sorted(range(n), key=lambda i: t.start_nos[i])
+    k = len(m.undecided)
+    searched = exact_limit >= 0
+    unlimited = searched and k <= exact_limit
+    left = GAME_BUDGET
+    undecided = iter(range(k))  # m.undecided keeps m.games' order
+    games = []
+    for g in m.games:
+        if len(g.options) == 1:
+            games.append(
+                GameProjection(
+                    g.round, t.start_nos[g.white], t.start_nos[g.black], (OutcomeEffect(g.options[0].result, {}, {}),)
+                )
+            )
+            continue
+        index = next(undecided)
+        ranges: list[tuple[list[int], list[int]]] = []
+        exact = True
+        for o, option in enumerate(g.options):
+            if not searched:
+                ranges.append(bounds_given(iv, g, option))
+                exact = False
+                continue
+            lows, highs = [0] * (2 * n), [0] * (2 * n)
+            for i in range(n):
+                for objective in EXTREMES:
+                    budget = None if unlimited else max(0, min(GAME_QUERY_BUDGET, left))
+                    e = solver.solve(i, objective, {index: o}, budget=budget)
+                    if not unlimited:
+                        left -= solver.nodes
+                    exact = exact and e.exact
+                    slot = i if objective.startswith("ks") else n + i
+                    (lows if objective in ("ks_min", "rank_best") else highs)[slot] = e.value
+            ranges.append((lows, highs))
+        ks_moved = [i for i in by_start if len({(lo[i], hi[i]) for lo, hi in ranges}) > 1]
+        rank_moved = [i for i in by_start if len({(lo[n + i], hi[n + i]) for lo, hi in ranges}) > 1]
+        outcomes = tuple(
+            OutcomeEffect(
+                o.result,
+                {t.start_nos[i]: (points(lo[i]), points(hi[i])) for i in ks_moved},
+                {t.start_nos[i]: (lo[n + i], hi[n + i]) for i in rank_moved},
+            )
+            for o, (lo, hi) in zip(g.options, ranges, strict=True)
+        )
+        games.append(GameProjection(g.round, t.start_nos[g.white], t.start_nos[g.black], outcomes, exact))
+    return tuple(games)
 
 
 __all__ = [
     "GameProjection",
+    "LineProjection",
+    "LineStatus",
     "OpponentStatus",
     "OutcomeEffect",
     "PlayerProjection",
+    "PlayoffProjection",
     "Projection",
+    "Reached",
+    "Scenario",
+    "ScenarioGame",
     "Status",
     "project",
 ]

@@ -9,6 +9,75 @@ from typing import Literal
 from tracker.core.events import GameResult
 
 Status = Literal["clinched", "eliminated", "open"]
+#: A line's status for a player; ``unknown`` only when the search ran out of budget before deciding.
+LineStatus = Literal["clinched", "eliminated", "open", "unknown"]
+ExtremeName = Literal["rank_best", "rank_worst", "ks_min", "ks_max"]
+EXTREMES: tuple[ExtremeName, ...] = ("rank_best", "rank_worst", "ks_min", "ks_max")
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioGame:
+    """One remaining game of a scenario, with the result the scenario gives it (start numbers)."""
+
+    round: int | None
+    white: int
+    black: int
+    result: GameResult
+
+
+#: A result for every remaining game, in :attr:`Projection.games` order.
+Scenario = tuple[ScenarioGame, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """How one extreme is known.
+
+    ``scenario`` completes the crosstable so that the player's rank (or KS,
+    in points) is ``attained``.  ``exact``: ``attained`` is the extreme
+    itself; otherwise the reported value is a proven bound no outcome goes
+    beyond, and ``attained`` the closest any scenario found came to it.
+    """
+
+    exact: bool
+    attained: int | Fraction
+    scenario: Scenario
+
+
+@dataclass(frozen=True, slots=True)
+class LineProjection:
+    """One declared line for one player.
+
+    ``clinched``: inside in every outcome; ``eliminated``: in none; ``open``:
+    ``inside`` and ``outside`` are scenarios of each.  With a play-off for
+    1st, line 1 is judged on points: inside = alone on the most points,
+    ``playoff`` a scenario where the player ties for the most points (then
+    neither inside nor outside: the play-off decides).  ``unknown`` when the
+    search budget ran out first (``inside``/``outside`` then say what was found).
+    """
+
+    places: int
+    name: str
+    status: LineStatus
+    inside: Scenario | None
+    outside: Scenario | None
+    playoff: Scenario | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoffProjection:
+    """Membership of the play-off for 1st (a tie on the most points, when the tournament declares one).
+
+    ``status``: ``clinched`` when the player ties for first in every outcome,
+    ``eliminated`` when never, ``open`` otherwise with ``scenario`` one where
+    they do.  ``secured``: the player ends at least tied first in every
+    outcome (the title or the play-off).
+    """
+
+    status: Status
+    scenario: Scenario | None
+    secured: bool
+    exact: bool
 
 
 # -- the result ---------------------------------------------------------------
@@ -30,7 +99,10 @@ class PlayerProjection:
     ≤ ``rank_worst`` (1 is first; shared ranks as in the standings);
     ``points_min``/``points_max`` the final score's range (always exact);
     ``qualification`` this player's own status against the final line;
-    ``opponents`` every other player's status, by start number.
+    ``opponents`` every other player's status, by start number;
+    ``reached`` for each extreme the scenario behind it (and whether the
+    value is exact or a bound); ``lines`` per declared line; ``playoff``
+    when the tournament decides a tie for 1st by a play-off.
     """
 
     start_no: int
@@ -42,6 +114,9 @@ class PlayerProjection:
     points_max: Fraction
     qualification: Status
     opponents: tuple[OpponentStatus, ...]
+    reached: dict[ExtremeName, Reached]
+    lines: tuple[LineProjection, ...] = ()
+    playoff: PlayoffProjection | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +145,18 @@ class GameProjection:
     white: int
     black: int
     outcomes: tuple[OutcomeEffect, ...]
+    exact: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class Projection:
     """The projection of a tournament's final standings after event ``seq``.
 
-    ``exact`` is true when every range is exactly the min/max over all
-    outcomes of the remaining games, false when they are sound bounds
-    (always containing the truth, possibly wider).  ``remaining`` counts the
+    ``exact`` is true when every player's range (rank, KS, lines, play-off)
+    is exactly the min/max over all outcomes of the remaining games, false
+    when some are sound bounds (always containing the truth, possibly
+    wider; each :class:`Reached` says which).  Each game's own ``exact``
+    says the same of its per-outcome effects.  ``remaining`` counts the
     games still without a result (forfeits of withdrawn players included);
     ``line`` is the final 50% line in points (limit 0).  ``players`` are
     ordered by start number; ``games`` by round, then White's start number.
@@ -91,6 +169,8 @@ class Projection:
     line: Fraction
     players: tuple[PlayerProjection, ...]
     games: tuple[GameProjection, ...]
+    lines: tuple[tuple[int, str], ...] = ()
+    playoff: bool = False
 
     def player(self, start_no: int) -> PlayerProjection:
         """The projection of ``start_no``; raises :class:`KeyError` if absent."""

@@ -55,7 +55,6 @@ bound proven (``value``), ``exact=False``.
 from __future__ import annotations
 
 import contextlib
-import random
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -194,7 +193,7 @@ class Solver:
         self._where: dict[tuple[Objective, int, int], list[int]] = {}
         self._leaves: list[tuple[int, ...]] = []
         self._proven: dict[tuple[Objective, int, int, int], tuple[Extreme, int]] = {}
-        self._seed(random.Random(seed))
+        self._seed(seed)
 
     # -- moves ---------------------------------------------------------------------
 
@@ -332,15 +331,24 @@ class Solver:
                         best[p] = v
                         where[p] = index
 
-    def _seed(self, rng: random.Random) -> None:
-        """A few scenarios for a start: all White wins, all draws, all Black wins, some random."""
+    def _seed(self, seed: int) -> None:
+        """A few scenarios for a start: all White wins, all draws, all Black wins, some pseudo-random.
+
+        The pseudo-random ones come from a fixed linear congruential sequence
+        (the core imports no ``random``): the same model always starts the same way.
+        """
         if self.k == 0:
             self.evaluate(())
             return
         for pick in (0, 1, 2):
             self.evaluate([min(pick, len(opts) - 1) for opts in self.opts])
+        x = seed
         for _ in range(8):
-            self.evaluate([rng.randrange(len(opts)) for opts in self.opts])
+            picks = []
+            for opts in self.opts:
+                x = (x * 1103515245 + 12345) % (1 << 31)
+                picks.append((x >> 16) % len(opts))
+            self.evaluate(picks)
 
     # -- bounds --------------------------------------------------------------------
 
