@@ -706,7 +706,7 @@ async def test_broker_follower_produces_the_opening_event_then_the_changes(
 
     produced: list[tuple[Event, ...]] = []
 
-    async def produce_events(events: Sequence[Event], broker: str) -> int:
+    async def produce_events(events: Sequence[Event], broker: str, **_: object) -> int:
         assert broker == "kafka://127.0.0.1:9092"
         produced.append(tuple(events))
         return len(events)
@@ -733,7 +733,7 @@ async def test_a_broker_that_cannot_be_reached_is_retried_with_the_same_ids(
 
     calls: list[list[str]] = []
 
-    async def produce_events(events: Sequence[Event], broker: str) -> int:
+    async def produce_events(events: Sequence[Event], broker: str, **_: object) -> int:
         calls.append([e.id for e in events])
         if len(calls) == 2:
             raise BrokerError("cannot reach the Kafka broker")

@@ -61,6 +61,49 @@ def _after_round(text: str) -> int:
     return value
 
 
+class _RefusePassword(argparse.Action):
+    """``--kafka-password`` exists only to be refused (argparse would read it as ``--kafka-password-file``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        parser.error(
+            "the Kafka password is never given on the command line: use --kafka-password-file or TRACKER_KAFKA_PASSWORD"
+        )
+
+
+def _kafka_options(p: argparse.ArgumentParser, *, topics: bool = False) -> None:
+    """TLS, SASL and patience: the same on every command that talks to Kafka."""
+    g = p.add_argument_group("Kafka connection (TLS and SASL)")
+    g.add_argument(
+        "--kafka-security",
+        choices=("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
+        default="PLAINTEXT",
+        help="the listener's security protocol (default PLAINTEXT)",
+    )
+    g.add_argument("--kafka-sasl-mechanism", choices=("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"), help="with SASL_*")
+    g.add_argument("--kafka-user", metavar="NAME", help="SASL user name")
+    g.add_argument(
+        "--kafka-password-file",
+        metavar="PATH",
+        help="read the SASL password from this file's first line (default: $TRACKER_KAFKA_PASSWORD; never argv)",
+    )
+    g.add_argument("--kafka-password", action=_RefusePassword, nargs="?", help=argparse.SUPPRESS)
+    g.add_argument("--kafka-ca-file", metavar="PATH", help="PEM CA bundle the broker's TLS certificate is checked with")
+    g.add_argument(
+        "--broker-wait",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds to wait for the broker to answer before giving up (default 5)",
+    )
+    if topics:
+        g.add_argument(
+            "--wait-for-topics",
+            type=float,
+            metavar="S",
+            help="create no topics: wait up to S seconds for the topic job to create them, then exit with an error",
+        )
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tracker", description="Live Koya tie-breaks for round-robin chess events.")
     sub = top.add_subparsers(dest="command", required=True)
@@ -102,6 +145,7 @@ def parser() -> argparse.ArgumentParser:
     _token_file_option(p)
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--rate", type=float, metavar="EVENTS_PER_S")
+    _kafka_options(p)
     p.set_defaults(run=cmd_replay)
 
     p = sub.add_parser("follow", help="watch a live PGN source or a TRF file and submit what changes")
@@ -113,11 +157,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds between polls")
     p.add_argument("--once", action="store_true", help="read the source once, submit what changed, exit")
+    _kafka_options(p)
     p.set_defaults(run=cmd_follow)
 
     p = sub.add_parser("worker", help="run a Faust worker (distributed deployment)")
     p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
-    p.add_argument("--partitions", type=int, default=8)
+    p.add_argument(
+        "--partitions",
+        type=int,
+        help="partitions of the topics it creates (default 8); with --wait-for-topics, the count they must have",
+    )
     p.add_argument("--data-dir", default=None, help="Faust table data directory")
     p.add_argument(
         "--log-level",
@@ -125,12 +174,14 @@ def parser() -> argparse.ArgumentParser:
         default=os.environ.get("TRACKER_LOG_LEVEL", "warning").lower(),
         help="what the worker logs (default warning, or TRACKER_LOG_LEVEL); info shows rebalances and recovery",
     )
+    _kafka_options(p, topics=True)
     p.set_defaults(run=cmd_worker)
 
     p = sub.add_parser("gateway", help="run a websocket gateway fed by the standings topic")
     p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
     p.add_argument("--data-dir", default=None)
     _server_options(p)
+    _kafka_options(p, topics=True)
     p.set_defaults(run=cmd_gateway)
     return top
 

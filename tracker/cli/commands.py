@@ -13,7 +13,7 @@ import sys
 import tempfile
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from rich.console import Console
@@ -29,6 +29,9 @@ from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
 from tracker.formats import state_from
 from tracker.formats.files import read_file
 from tracker.protocol import standings_json
+
+if TYPE_CHECKING:
+    from tracker.kafka.topics import KafkaSecurity
 
 console = Console(highlight=False)
 # soft_wrap: a message is one line however wide the terminal, and not cut at 80 columns when piped
@@ -183,13 +186,42 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def kafka_security(args: argparse.Namespace) -> KafkaSecurity:
+    """The TLS and SASL settings of ``--kafka-*``.
+
+    The password comes from the first line of ``--kafka-password-file`` or
+    from ``$TRACKER_KAFKA_PASSWORD``, never from argv (``ps`` would show it).
+    Raises :class:`OSError` when the file cannot be read,
+    :class:`TrackerError` when it is empty or the settings do not fit
+    together (a password without SASL, SASL without a user).
+    """
+    from tracker.kafka.topics import KafkaSecurity
+
+    password: str | None = None
+    if args.kafka_password_file:
+        lines = Path(args.kafka_password_file).read_text(encoding="utf-8").splitlines()
+        if not lines or not lines[0]:
+            raise TrackerError(f"{args.kafka_password_file}: the Kafka password file is empty")
+        password = lines[0]
+    elif args.kafka_security.startswith("SASL_"):  # an exported password does not make a plaintext command fail
+        password = os.environ.get("TRACKER_KAFKA_PASSWORD") or None
+    return KafkaSecurity(
+        protocol=args.kafka_security,
+        mechanism=args.kafka_sasl_mechanism,
+        username=args.kafka_user,
+        password=password,
+        ca_file=args.kafka_ca_file,
+    )
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     tf = read_file(args.file, args.tournament)
     total = 1 + len(tf.events)
     if args.broker:
         from tracker.kafka.producer import replay_kafka
 
-        asyncio.run(replay_kafka(tf, args.broker, rate=args.rate))
+        security = kafka_security(args)
+        asyncio.run(replay_kafka(tf, args.broker, security=security, wait=args.broker_wait, rate=args.rate))
         print(f"replay: produced {total} events for {tf.opened.tournament} to {args.broker}")
         return 0
     if not args.url:
@@ -223,6 +255,8 @@ def cmd_follow(args: argparse.Namespace) -> int:
         broker=args.broker,
         interval=args.interval,
         once=args.once,
+        security=kafka_security(args) if args.broker else None,
+        broker_wait=args.broker_wait,
     )
 
 
@@ -237,6 +271,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         args.partitions,
         Path(args.data_dir) if args.data_dir else None,
         loglevel=args.log_level.upper(),
+        security=kafka_security(args),
+        broker_wait=args.broker_wait,
+        wait_for_topics=args.wait_for_topics,
     )
     return run_worker(settings)
 
@@ -245,5 +282,8 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     from tracker.kafka.feed import run_gateway
 
     configure_logging()
+    security = kafka_security(args)
     config = server_config(args, data_dir=Path(args.data_dir or "."))
-    return run_gateway(args.broker, config)
+    return run_gateway(
+        args.broker, config, security=security, wait=args.broker_wait, wait_for_topics=args.wait_for_topics
+    )

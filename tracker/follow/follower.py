@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from tracker.client import Acked, Rejected, Reply, TrackerUnavailable
 from tracker.core.errors import FormatError
@@ -22,6 +22,9 @@ from tracker.follow.names import StartList
 from tracker.follow.sources import Source, _is_pgn, source_for
 from tracker.follow.trackers import KafkaTracker, Tracker, WebsocketTracker
 from tracker.formats import TournamentFile, read_tournament_text
+
+if TYPE_CHECKING:
+    from tracker.kafka.topics import KafkaSecurity
 
 log = logging.getLogger("tracker.follow")
 
@@ -187,13 +190,16 @@ def run_follow(
     broker: str | None,
     interval: float,
     once: bool,
+    security: KafkaSecurity | None = None,
+    broker_wait: float | None = None,
 ) -> int:
     """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
 
     ``url`` (with ``token``) submits over websockets; ``broker`` produces to
     Kafka (then ``url``, when also given, is only read for the tournament's
-    state).  With ``once``: read once, submit, exit 0 when everything was
-    acknowledged and every name matched, 1 otherwise.  Without: follow until
+    state), with ``security`` (TLS, SASL) and waiting ``broker_wait`` seconds
+    for the broker.  With ``once``: read once, submit, exit 0 when everything
+    was acknowledged and every name matched, 1 otherwise.  Without: follow until
     SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
     nothing a user could cause: errors are logged.
     """
@@ -211,7 +217,7 @@ def run_follow(
     reader = WebsocketTracker(url, token) if url else None
     tracker: Tracker
     if broker:
-        tracker = KafkaTracker(broker, reader)
+        tracker = KafkaTracker(broker, reader, security=security, wait=broker_wait)
     else:
         assert reader is not None  # checked above: url or broker
         tracker = reader

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from tracker.client import Acked, Refused, Reply, TrackerClient, TrackerUnavailable
 from tracker.core.errors import TrackerError
@@ -13,6 +13,9 @@ from tracker.core.events import (
 )
 from tracker.follow.errors import FollowError
 from tracker.follow.ledger import View, view_of_rows
+
+if TYPE_CHECKING:
+    from tracker.kafka.topics import KafkaSecurity
 
 REPLY_TIMEOUT: Final = 30.0
 
@@ -107,12 +110,23 @@ class KafkaTracker:
 
     Produced means acknowledged (the worker validates later and dead-letters
     what it rejects).  ``reader``, when given (``--url`` next to
-    ``--broker``), tells what the tracker holds.
+    ``--broker``), tells what the tracker holds.  ``security`` (TLS, SASL;
+    plaintext when ``None``) and ``wait`` (seconds for the broker to answer)
+    are how each poll's producer reaches the broker.
     """
 
-    def __init__(self, broker: str, reader: WebsocketTracker | None = None) -> None:
+    def __init__(
+        self,
+        broker: str,
+        reader: WebsocketTracker | None = None,
+        *,
+        security: KafkaSecurity | None = None,
+        wait: float | None = None,
+    ) -> None:
         self.broker = broker
         self.reader = reader
+        self.security = security
+        self.wait = wait
 
     @property
     def can_read(self) -> bool:
@@ -124,10 +138,11 @@ class KafkaTracker:
     async def submit(self, events: Sequence[Event]) -> list[Reply]:
         # imported here: aiokafka is only needed with --broker
         from tracker.kafka.producer import produce_events
-        from tracker.kafka.topics import BrokerError
+        from tracker.kafka.topics import BROKER_WAIT, PLAINTEXT, BrokerError
 
+        security = self.security or PLAINTEXT
         try:
-            await produce_events(events, self.broker)
+            await produce_events(events, self.broker, security=security, wait=self.wait or BROKER_WAIT)
         except (BrokerError, OSError, TimeoutError) as exc:
             # nothing counts as produced: the same ids are produced again at the next poll, harmlessly
             raise TrackerUnavailable(f"cannot produce to {self.broker}: {exc}") from None

@@ -61,12 +61,16 @@ from tracker.gateway.serve import serve
 from tracker.kafka.processing import decode_dead_letter, rebuild
 from tracker.kafka.producer import results_producer, send_event
 from tracker.kafka.topics import (
+    BROKER_WAIT,
     CHANGELOG,
     DEAD_LETTERS,
+    PLAINTEXT,
     SNAPSHOTS,
     STANDINGS,
     BrokerError,
-    bootstrap_servers,
+    KafkaSecurity,
+    await_topics,
+    client_options,
     ensure_topics,
     started,
 )
@@ -334,15 +338,15 @@ async def _read_to_end(consumer: Any, tps: list[Any], handle: Callable[[Any], No
 
 
 @asynccontextmanager
-async def _consumer(broker: str) -> AsyncIterator[Any]:
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap_servers(broker),
-        group_id=None,
-        enable_auto_commit=False,
-        auto_offset_reset="earliest",
-        fetch_max_wait_ms=100,
-    )
-    async with started(consumer, broker):
+async def _consumer(broker: str, security: KafkaSecurity, wait: float) -> AsyncIterator[Any]:
+    options = client_options(broker, security)
+
+    def make() -> AIOKafkaConsumer:
+        return AIOKafkaConsumer(
+            group_id=None, enable_auto_commit=False, auto_offset_reset="earliest", fetch_max_wait_ms=100, **options
+        )
+
+    async with started(make, broker, wait=wait, tls=security.tls) as consumer:
         yield consumer
 
 
@@ -352,18 +356,31 @@ async def serve_gateway(
     *,
     say: Callable[[str], None] = print,
     outcome_timeout: float = OUTCOME_TIMEOUT,
+    security: KafkaSecurity = PLAINTEXT,
+    wait: float = BROKER_WAIT,
+    wait_for_topics: float | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT: bootstrap from the snapshots, then follow the standings.
 
-    Raises :class:`BrokerError` when the broker cannot be reached.
+    Creates the missing topics first, or with ``wait_for_topics`` (seconds)
+    waits that long for an operator's job to create them.  Raises
+    :class:`BrokerError` when the broker cannot be reached within ``wait``
+    seconds, refuses the credentials, or the topics do not come.
     """
-    await ensure_topics(broker)
+    if wait_for_topics is None:
+        await ensure_topics(broker, security=security, wait=wait)
+    else:
+        say(f"tracker gateway: waiting up to {wait_for_topics:g} s for the topics at {broker}")
+        await await_topics(broker, wait_for_topics, security=security, wait=wait)
     metrics = Metrics()
-    async with results_producer(broker) as producer, _consumer(broker) as live:
+    async with (
+        results_producer(broker, security=security, wait=wait) as producer,
+        _consumer(broker, security, wait) as live,
+    ):
         backend = KafkaBackend(producer, outcome_timeout=outcome_timeout)
         metrics.gauges["tracker_kafka_submits_waiting"] = lambda: backend.waiting
         feed = Feed(backend, metrics)
-        async with _consumer(broker) as boot:
+        async with _consumer(broker, security, wait) as boot:
             installed = await feed.start(live, boot)
         say(f"tracker gateway: {installed} tournaments from {SNAPSHOTS}; following {STANDINGS} at {broker}")
 
@@ -373,14 +390,21 @@ async def serve_gateway(
         await serve(config, backend, name="tracker gateway", say=say, metrics=metrics, background=follow)
 
 
-def run_gateway(broker: str, config: ServerConfig) -> int:
+def run_gateway(
+    broker: str,
+    config: ServerConfig,
+    *,
+    security: KafkaSecurity = PLAINTEXT,
+    wait: float = BROKER_WAIT,
+    wait_for_topics: float | None = None,
+) -> int:
     """``tracker gateway``: serve until SIGTERM/SIGINT; return the exit code.
 
-    Raises :class:`BrokerError` when the broker cannot be reached.
+    Raises :class:`BrokerError` as :func:`serve_gateway` does.
     """
 
     def say(line: str) -> None:
         print(line, flush=True)
 
-    asyncio.run(serve_gateway(broker, config, say=say))
+    asyncio.run(serve_gateway(broker, config, say=say, security=security, wait=wait, wait_for_topics=wait_for_topics))
     return 0

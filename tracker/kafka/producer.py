@@ -19,18 +19,30 @@ from aiokafka.errors import KafkaError
 
 from tracker.core.events import Event, encode_event
 from tracker.formats import TournamentFile
-from tracker.kafka.topics import RESULTS, BrokerError, bootstrap_servers, ensure_topics, started
+from tracker.kafka.topics import (
+    BROKER_WAIT,
+    PLAINTEXT,
+    RESULTS,
+    BrokerError,
+    KafkaSecurity,
+    client_options,
+    ensure_topics,
+    started,
+)
 
 
 @asynccontextmanager
-async def results_producer(broker: str) -> AsyncIterator[Any]:
+async def results_producer(
+    broker: str, *, security: KafkaSecurity = PLAINTEXT, wait: float = BROKER_WAIT
+) -> AsyncIterator[Any]:
     """A started ``AIOKafkaProducer`` with ``acks=all``, stopped on exit.
 
     Raises :class:`~tracker.kafka.topics.BrokerError` when the broker
-    cannot be reached.
+    cannot be reached within ``wait`` seconds or refuses the credentials.
     """
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap_servers(broker), acks="all", linger_ms=2)
-    async with started(producer, broker):
+    options = client_options(broker, security)
+    make = lambda: AIOKafkaProducer(acks="all", linger_ms=2, **options)  # noqa: E731
+    async with started(make, broker, wait=wait, tls=security.tls) as producer:
         yield producer
 
 
@@ -44,6 +56,8 @@ async def produce_events(
     events: Iterable[Event],
     broker: str,
     *,
+    security: KafkaSecurity = PLAINTEXT,
+    wait: float = BROKER_WAIT,
     rate: float | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> int:
@@ -53,12 +67,13 @@ async def produce_events(
     a pause; without, they are pipelined and all awaited at the end.
     Creates the topics if they are missing.  Raises
     :class:`~tracker.kafka.topics.BrokerError` when the broker cannot be
-    reached or refuses a record.
+    reached within ``wait`` seconds, refuses the credentials or refuses a
+    record.
     """
-    await ensure_topics(broker)
+    await ensure_topics(broker, security=security, wait=wait)
     count = 0
     try:
-        async with results_producer(broker) as producer:
+        async with results_producer(broker, security=security, wait=wait) as producer:
             pending: list[asyncio.Future[Any]] = []
             for event in events:
                 delivered = await send_event(producer, event)
@@ -80,6 +95,13 @@ async def produce_events(
     return count
 
 
-async def replay_kafka(tf: TournamentFile, broker: str, *, rate: float | None = None) -> int:
+async def replay_kafka(
+    tf: TournamentFile,
+    broker: str,
+    *,
+    security: KafkaSecurity = PLAINTEXT,
+    wait: float = BROKER_WAIT,
+    rate: float | None = None,
+) -> int:
     """Produce a tournament file's opening event, then its results in round order; return the count."""
-    return await produce_events([tf.opened, *tf.events], broker, rate=rate)
+    return await produce_events([tf.opened, *tf.events], broker, security=security, wait=wait, rate=rate)

@@ -29,13 +29,21 @@ must be co-partitioned with the topic its agent consumes.
 from __future__ import annotations
 
 import asyncio
+import logging
+import ssl
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaConnectionError, KafkaError
+from aiokafka.errors import (
+    IllegalSaslStateError,
+    KafkaError,
+    SaslAuthenticationFailed,
+    UnsupportedSaslMechanismError,
+)
 
 from tracker.core.errors import TrackerError
 
@@ -58,7 +66,92 @@ ALL_TOPICS: Final = (RESULTS, STANDINGS, SNAPSHOTS, DEAD_LETTERS, CHANGELOG, PRO
 
 
 class BrokerError(TrackerError):
-    """The Kafka broker cannot be reached, or a broker URL is not valid."""
+    """The Kafka broker cannot be reached, refuses the credentials, or its settings are not valid."""
+
+
+SECURITY_PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+"""Kafka's ``security.protocol`` values: TLS or not, SASL or not."""
+SASL_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+BROKER_WAIT: Final = 5.0
+"""Seconds a command waits for the broker to answer before it gives up with one sentence."""
+TOPICS_POLL: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaSecurity:
+    """How every Kafka client of one command reaches the broker: TLS, SASL, both or neither.
+
+    ``protocol`` is Kafka's ``security.protocol``; the ``SASL_*`` ones need
+    a ``mechanism``, a ``username`` and a ``password``, the TLS ones
+    (``SSL``, ``SASL_SSL``) verify the broker's certificate against
+    ``ca_file`` (PEM), or against the system's CAs without one.  Raises
+    :class:`BrokerError` for a combination that cannot be meant (a password
+    without SASL, a CA file without TLS), so a forgotten ``protocol`` fails
+    at start instead of sending credentials nowhere.  The password is kept
+    out of ``repr``.
+    """
+
+    protocol: str = "PLAINTEXT"
+    mechanism: str | None = None
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.protocol not in SECURITY_PROTOCOLS:
+            raise BrokerError(f"unknown Kafka security protocol {self.protocol!r}: use {', '.join(SECURITY_PROTOCOLS)}")
+        if self.sasl:
+            if self.mechanism not in SASL_MECHANISMS:
+                raise BrokerError(
+                    f"{self.protocol} needs a SASL mechanism ({', '.join(SASL_MECHANISMS)}), not {self.mechanism!r}"
+                )
+            if not self.username or not self.password:
+                raise BrokerError(f"{self.protocol} needs a SASL user name and a password")
+        elif self.mechanism or self.username or self.password:
+            raise BrokerError(
+                f"a SASL mechanism, user or password is set but the security protocol is {self.protocol}:"
+                " use SASL_SSL (or SASL_PLAINTEXT)"
+            )
+        if self.ca_file and not self.tls:
+            raise BrokerError(f"a CA file is set but the security protocol is {self.protocol}: use SSL or SASL_SSL")
+
+    @property
+    def tls(self) -> bool:
+        """Whether the connections are TLS (``SSL`` or ``SASL_SSL``)."""
+        return self.protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def sasl(self) -> bool:
+        """Whether the clients authenticate with SASL."""
+        return self.protocol.startswith("SASL_")
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """A client TLS context trusting ``ca_file`` (or the system's CAs); ``None`` without TLS.
+
+        Raises :class:`BrokerError` when the CA file cannot be read or is not PEM.
+        """
+        if not self.tls:
+            return None
+        try:
+            return ssl.create_default_context(cafile=self.ca_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise BrokerError(f"cannot use the CA file {self.ca_file}: {exc}") from None
+
+    def client_options(self) -> dict[str, Any]:
+        """The keyword arguments aiokafka's producers, consumers and admin clients take for these settings."""
+        options: dict[str, Any] = {"security_protocol": self.protocol}
+        context = self.ssl_context()
+        if context is not None:
+            options["ssl_context"] = context
+        if self.sasl:
+            options["sasl_mechanism"] = self.mechanism
+            options["sasl_plain_username"] = self.username
+            options["sasl_plain_password"] = self.password
+        return options
+
+
+PLAINTEXT: Final = KafkaSecurity()
+"""No TLS, no SASL: a broker on a trusted network (compose, the tests)."""
 
 
 def bootstrap_servers(broker: str) -> list[str]:
@@ -96,8 +189,21 @@ def topic_config(name: str) -> dict[str, str]:
     return {"cleanup.policy": "compact" if name in COMPACTED else "delete"}
 
 
+def client_options(broker: str, security: KafkaSecurity) -> dict[str, Any]:
+    """``bootstrap_servers`` and the security settings for an aiokafka client of ``broker``.
+
+    Raises :class:`BrokerError` for an invalid URL or an unreadable CA file.
+    """
+    return {"bootstrap_servers": bootstrap_servers(broker), **security.client_options()}
+
+
 async def ensure_topics(
-    broker: str, partitions: int = DEFAULT_PARTITIONS, *, replication: int = 1, wait: float = 30.0
+    broker: str,
+    partitions: int = DEFAULT_PARTITIONS,
+    *,
+    replication: int = 1,
+    security: KafkaSecurity = PLAINTEXT,
+    wait: float = BROKER_WAIT,
 ) -> int:
     """Create whichever of tracker's topics are missing; return the partition count in use.
 
@@ -105,60 +211,184 @@ async def ensure_topics(
     table must be co-partitioned with it), ``partitions`` otherwise.  Existing
     topics are left as they are, so an operator's topic-creation job (with
     its own replication factor and retention) always wins.  Waits up to
-    ``wait`` seconds for the broker to accept connections; raises
-    :class:`BrokerError` when it does not.
+    ``wait`` seconds for the broker to answer; raises :class:`BrokerError`
+    when it does not, or refuses to create a topic.
     """
-    admin = await _connect_admin(broker, wait)
-    try:
-        existing = set(await admin.list_topics())
-        if RESULTS in existing:
-            described = await admin.describe_topics([RESULTS])
-            partitions = len(described[0]["partitions"])
-        missing = [
-            NewTopic(name, partitions, replication, topic_configs=topic_config(name))
-            for name in ALL_TOPICS
-            if name not in existing
-        ]
-        if missing:
-            response = await admin.create_topics(missing)
-            for topic, code, message in response.topic_errors:
-                if code not in (0, 36):  # 36: created meanwhile by another worker or gateway
-                    raise BrokerError(f"cannot create topic {topic}: {message or f'error code {code}'}")
-    except KafkaError as exc:
-        raise BrokerError(f"Kafka broker {broker}: {exc}") from None
-    finally:
-        await admin.close()
+    async with _admin(broker, security, wait) as admin:
+        try:
+            existing = set(await admin.list_topics())
+            if RESULTS in existing:
+                described = await admin.describe_topics([RESULTS])
+                partitions = len(described[0]["partitions"])
+            missing = [
+                NewTopic(name, partitions, replication, topic_configs=topic_config(name))
+                for name in ALL_TOPICS
+                if name not in existing
+            ]
+            if missing:
+                response = await admin.create_topics(missing)
+                for topic, code, message in response.topic_errors:
+                    if code not in (0, 36):  # 36: created meanwhile by another worker or gateway
+                        raise BrokerError(f"cannot create topic {topic}: {message or f'error code {code}'}")
+        except KafkaError as exc:
+            raise BrokerError(f"Kafka broker {broker}: {exc}") from None
     return partitions
 
 
-@asynccontextmanager
-async def started(client: Any, broker: str) -> AsyncIterator[Any]:
-    """``client`` (an aiokafka producer or consumer) started, and stopped on exit.
+async def await_topics(
+    broker: str,
+    within: float,
+    *,
+    partitions: int | None = None,
+    security: KafkaSecurity = PLAINTEXT,
+    wait: float = BROKER_WAIT,
+) -> int:
+    """Wait up to ``within`` seconds for tracker's topics to exist, creating none; return their partition count.
 
-    Raises :class:`BrokerError` when the broker cannot be reached.
+    For a cluster whose topics an operator's job creates (Kubernetes): a
+    worker or gateway that starts first must not create them itself with
+    its own partition count and replication factor.  Every topic must have
+    the partition count of ``tracker-results`` (the tables are
+    co-partitioned with it) and, when given, ``partitions``.  Raises
+    :class:`BrokerError` when the broker does not answer within ``wait``
+    seconds, when the topics are still missing after ``within`` seconds, or
+    at once when their partition counts are wrong (waiting cannot fix that).
     """
-    try:
-        await client.start()
-    except KafkaConnectionError as exc:
-        await client.stop()
-        raise BrokerError(f"cannot reach the Kafka broker at {broker}: {exc}") from None
+    deadline = time.monotonic() + within
+    async with _admin(broker, security, wait) as admin:
+        while True:
+            try:
+                counts = await _partition_counts(admin)
+            except KafkaError as exc:
+                raise BrokerError(f"Kafka broker {broker}: {exc}") from None
+            missing = [name for name in ALL_TOPICS if not counts.get(name)]
+            if not missing:
+                found = counts[RESULTS]
+                unlike = sorted(f"{name} has {counts[name]}" for name in ALL_TOPICS if counts[name] != found)
+                if unlike:
+                    raise BrokerError(
+                        f"the topics are not co-partitioned: {RESULTS} has {found} partitions, {', '.join(unlike)}"
+                    )
+                if partitions is not None and found != partitions:
+                    raise BrokerError(f"{RESULTS} has {found} partitions, not the {partitions} expected")
+                return found
+            if time.monotonic() >= deadline:
+                raise BrokerError(
+                    f"after {within:g} s these topics still do not exist at {broker}: {', '.join(missing)};"
+                    " create them first (the topic job), or let tracker create them (no --wait-for-topics)"
+                )
+            await asyncio.sleep(TOPICS_POLL)
+
+
+async def _partition_counts(admin: Any) -> dict[str, int]:
+    existing = set(await admin.list_topics()) & set(ALL_TOPICS)
+    if not existing:
+        return {}
+    described = await admin.describe_topics(sorted(existing))
+    return {topic["topic"]: len(topic["partitions"]) for topic in described if not topic.get("error_code")}
+
+
+@asynccontextmanager
+async def started(
+    make: Callable[[], Any], broker: str, *, wait: float = BROKER_WAIT, tls: bool = False
+) -> AsyncIterator[Any]:
+    """The client ``make()`` returns (an aiokafka producer, consumer or admin client), started; stopped on exit.
+
+    The one place tracker starts a Kafka client.  Tries again (a fresh
+    client each time) until the broker answers or ``wait`` seconds have
+    passed, without aiokafka's line per failed attempt; then raises
+    :class:`BrokerError` with one sentence saying why.  A refused TLS
+    certificate or SASL login is not retried: waiting cannot fix it.
+    ``tls`` says whether the client speaks TLS (a plaintext listener never
+    answers its handshake), for the sentence.
+    """
+    client = await _start(make, broker, wait, tls)
     try:
         yield client
     finally:
-        await client.stop()
+        await _stop(client)
 
 
-async def _connect_admin(broker: str, wait: float) -> AIOKafkaAdminClient:
+@asynccontextmanager
+async def _admin(broker: str, security: KafkaSecurity, wait: float) -> AsyncIterator[Any]:
+    options = client_options(broker, security)
+    make = lambda: AIOKafkaAdminClient(request_timeout_ms=10_000, **options)  # noqa: E731
+    async with started(make, broker, wait=wait, tls=security.tls) as admin:
+        yield admin
+
+
+_FATAL: Final = (ssl.SSLError, SaslAuthenticationFailed, UnsupportedSaslMechanismError, IllegalSaslStateError)
+"""Failures to connect that trying again cannot fix: a certificate not trusted, credentials refused."""
+
+
+async def _start(make: Callable[[], Any], broker: str, wait: float, tls: bool) -> Any:
     deadline = time.monotonic() + wait
-    servers = bootstrap_servers(broker)
-    while True:
-        admin = AIOKafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10_000)
-        try:
-            await admin.start()
-        except KafkaConnectionError as exc:
-            await admin.close()
-            if time.monotonic() >= deadline:
-                raise BrokerError(f"cannot reach the Kafka broker at {broker}: {exc}") from None
-            await asyncio.sleep(0.5)  # the broker is still starting (compose, Kubernetes)
-        else:
-            return admin
+    with _connect_failures() as failures:
+        while True:
+            client = make()
+            try:
+                async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
+                    await client.start()
+            except (KafkaError, OSError, TimeoutError) as exc:
+                await _stop(client)
+                reason = failures[-1] if failures else exc
+                if isinstance(reason, _FATAL):
+                    raise BrokerError(
+                        f"cannot connect to the Kafka broker at {broker}: {_describe(reason, tls)}"
+                    ) from None
+                if time.monotonic() >= deadline:
+                    raise BrokerError(
+                        f"cannot connect to the Kafka broker at {broker} within {wait:g} s: {_describe(reason, tls)}"
+                    ) from None
+                await asyncio.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
+            else:
+                return client
+
+
+async def _stop(client: Any) -> None:
+    stop = getattr(client, "stop", None) or client.close  # admin clients close, producers and consumers stop
+    await stop()
+
+
+def _describe(reason: BaseException, tls: bool) -> str:
+    if isinstance(reason, TimeoutError):
+        if tls:
+            return "no answer to the TLS handshake: is its listener TLS (else use PLAINTEXT or SASL_PLAINTEXT)?"
+        return "no answer in time"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"its TLS certificate is not trusted ({reason.verify_message}); give the CA file that signed it"
+    if isinstance(reason, ssl.SSLError):
+        return f"TLS failed ({reason.reason or reason}); is the listener TLS, and the protocol SSL or SASL_SSL?"
+    if isinstance(reason, UnsupportedSaslMechanismError):
+        offered = str(reason).partition("Enabled mechanisms are: ")[2]
+        return "SASL authentication failed: the broker does not offer this SASL mechanism" + (
+            f" (it offers {offered})" if offered else ""
+        )
+    if isinstance(reason, SaslAuthenticationFailed | IllegalSaslStateError):
+        return f"SASL authentication failed: {reason}"
+    text = str(reason) or type(reason).__name__
+    if isinstance(reason, ConnectionRefusedError):
+        return f"nothing accepts connections there ({text})"
+    if isinstance(reason, ConnectionResetError | EOFError) or "closed" in text or "eof" in text.lower():
+        return f"the broker closed the connection ({text}); does the security protocol match its listener's?"
+    return text
+
+
+@contextmanager
+def _connect_failures() -> Iterator[list[BaseException]]:
+    """The errors aiokafka logs per failed connection attempt, collected instead of logged."""
+    failures: list[BaseException] = []
+
+    def collect(record: logging.LogRecord) -> bool:
+        error = record.args[-1] if isinstance(record.args, tuple) and record.args else None
+        if isinstance(error, BaseException) and str(record.msg).startswith("Unable "):
+            failures.append(error)
+            return False
+        return True
+
+    logger = logging.getLogger("aiokafka")  # aiokafka.client logs as "aiokafka"
+    logger.addFilter(collect)
+    try:
+        yield failures
+    finally:
+        logger.removeFilter(collect)

@@ -76,13 +76,17 @@ from tracker.kafka.progress import Admit, Progress
 from tracker.kafka.publisher import Publisher, retrying
 from tracker.kafka.topics import (
     APP_ID,
+    BROKER_WAIT,
     DEAD_LETTERS,
     DEFAULT_PARTITIONS,
+    PLAINTEXT,
     PROGRESS_TABLE,
     RESULTS,
     SNAPSHOTS,
     STANDINGS,
     TABLE,
+    KafkaSecurity,
+    await_topics,
     ensure_topics,
     faust_broker,
 )
@@ -100,11 +104,15 @@ class WorkerSettings:
     ``BROKER_HEARTBEAT_INTERVAL`` and ``BROKER_COMMIT_INTERVAL``.  A Faust
     worker waits out the rebalance timeout before it joins its group, and a
     dead worker's partitions move after the session timeout.
-    ``partitions`` is used only when the topics do not exist yet.
+    ``partitions`` is used only when the topics do not exist yet; with
+    ``wait_for_topics`` (seconds) the worker creates no topic but waits for
+    an operator's job to create them, and ``partitions``, when given, is the
+    count they must have.  ``security`` and ``broker_wait`` are how every
+    client reaches the broker and how long the worker waits for it to answer.
     """
 
     broker: str
-    partitions: int = DEFAULT_PARTITIONS
+    partitions: int | None = None
     data_dir: Path | None = None
     replication: int = 1
     rebalance_timeout: float | None = None
@@ -112,6 +120,27 @@ class WorkerSettings:
     heartbeat_interval: float | None = None
     commit_interval: float | None = None
     loglevel: str = "WARNING"
+    security: KafkaSecurity = PLAINTEXT
+    broker_wait: float = BROKER_WAIT
+    wait_for_topics: float | None = None
+
+
+def broker_credentials(security: KafkaSecurity) -> Any:
+    """Faust's ``broker_credentials`` for ``security``: ``None``, ``SSLCredentials`` or ``SASLCredentials``.
+
+    Faust passes them to every client it starts (consumer, producer, the
+    topic-creating client) as the same aiokafka settings the gateway and
+    ``replay`` use.  Raises :class:`~tracker.kafka.topics.BrokerError` when
+    the CA file cannot be read.
+    """
+    context = security.ssl_context()
+    if security.sasl:
+        return faust.SASLCredentials(
+            username=security.username, password=security.password, ssl_context=context, mechanism=security.mechanism
+        )
+    if context is not None:
+        return faust.SSLCredentials(context)
+    return None
 
 
 def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Callable[[str], None]) -> Any:
@@ -137,6 +166,7 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
         consumer_auto_offset_reset="earliest",
         web_enabled=False,
         autodiscover=False,
+        broker_credentials=broker_credentials(settings.security),
         **timeouts,
     )
     results = app.topic(RESULTS, partitions=partitions, **_RAW)
@@ -206,18 +236,29 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
 def run_worker(settings: WorkerSettings, *, say: Callable[[str], None] | None = None) -> int:
     """Run a worker until SIGTERM/SIGINT; return the process exit code.
 
-    Creates the missing topics first (with ``settings.partitions`` partitions).
-    Raises :class:`~tracker.kafka.topics.BrokerError` when the broker cannot
-    be reached.
+    Creates the missing topics first (with ``settings.partitions``
+    partitions), or waits for them (``settings.wait_for_topics``).  Raises
+    :class:`~tracker.kafka.topics.BrokerError` when the broker cannot be
+    reached, refuses the credentials, or the topics do not come.
     """
     say = say or _say
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    in_use = loop.run_until_complete(
-        ensure_topics(settings.broker, settings.partitions, replication=settings.replication)
-    )
-    if in_use != settings.partitions:
-        say(f"tracker worker: {RESULTS} has {in_use} partitions already; using {in_use}, not {settings.partitions}")
+    security, wait = settings.security, settings.broker_wait
+    if settings.wait_for_topics is not None:
+        say(f"tracker worker: waiting up to {settings.wait_for_topics:g} s for the topics at {settings.broker}")
+        in_use = loop.run_until_complete(
+            await_topics(
+                settings.broker, settings.wait_for_topics, partitions=settings.partitions, security=security, wait=wait
+            )
+        )
+    else:
+        wanted = settings.partitions or DEFAULT_PARTITIONS
+        in_use = loop.run_until_complete(
+            ensure_topics(settings.broker, wanted, replication=settings.replication, security=security, wait=wait)
+        )
+        if in_use != wanted:
+            say(f"tracker worker: {RESULTS} has {in_use} partitions already; using {in_use}, not {wanted}")
     with tempfile.TemporaryDirectory(prefix="tracker-worker-") as scratch:
         app = build_app(settings, in_use, settings.data_dir or Path(scratch), say)
         worker = faust.Worker(app, loop=loop, loglevel=settings.loglevel, quiet=True, redirect_stdouts=False)
