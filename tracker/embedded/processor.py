@@ -99,10 +99,11 @@ class EmbeddedProcessor:
         try:
             state, update = apply(self.states.get(tid), event, self.last.get(tid))
             if update is None:  # applied before (same content): share the original's fate if it is in flight
+                seq = state.seq  # the tournament's seq now, as the Kafka worker answers a re-delivery
                 original = self._committing.get(key)
                 if original is not None:
                     await asyncio.shield(original)
-                return state.seq
+                return seq
             payload = standings_payload(update.standings)
             message = update_message(update, payload)  # the rows are built once
         except EventRejected:
