@@ -60,7 +60,7 @@ games.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Final
 
@@ -91,6 +91,8 @@ QUERY_BUDGET: Final = 25_000
 #: Nodes per per-game query beyond ``exact_limit`` undecided games, and in all.
 GAME_QUERY_BUDGET: Final = 60
 GAME_BUDGET: Final = 60_000
+#: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
+SEARCHED_GAMES: Final = 64
 
 # -- the projection -------------------------------------------------------------------
 
@@ -276,8 +278,10 @@ def _games(
     n = m.n
     by_start = sorted(range(n), key=lambda i: t.start_nos[i])
     k = len(m.undecided)
-    searched = exact_limit >= 0
+    # beyond SEARCHED_GAMES open games, n × 4 searches per outcome cost more than they tell: bounds only
+    searched = exact_limit >= 0 and k <= SEARCHED_GAMES
     unlimited = searched and k <= exact_limit
+    overall = bounds(iv)
     left = GAME_BUDGET
     undecided = iter(range(k))  # m.undecided keeps m.games' order
     games = []
@@ -290,13 +294,15 @@ def _games(
             )
             continue
         index = next(undecided)
-        ranges: list[tuple[list[int], list[int]]] = []
+        ranges: list[tuple[Sequence[int], Sequence[int]]] = []
+        touched: list[int] | set[int] = by_start
         exact = True
-        for o, option in enumerate(g.options):
-            if not searched:
-                ranges.append(bounds_given(iv, g, option))
-                exact = False
-                continue
+        if not searched:  # each outcome patches the overall bounds where it differs: only those players can move
+            given = [bounds_given(iv, overall, g, option) for option in g.options]
+            ranges.extend(given)
+            touched = {j % n for lo, hi in given for j in (*lo.patch, *hi.patch)}
+            exact = False
+        for o in range(len(g.options) if searched else 0):
             lows, highs = [0] * (2 * n), [0] * (2 * n)
             for i in range(n):
                 for objective in EXTREMES:
@@ -308,8 +314,9 @@ def _games(
                     slot = i if objective.startswith("ks") else n + i
                     (lows if objective in ("ks_min", "rank_best") else highs)[slot] = e.value
             ranges.append((lows, highs))
-        ks_moved = [i for i in by_start if len({(lo[i], hi[i]) for lo, hi in ranges}) > 1]
-        rank_moved = [i for i in by_start if len({(lo[n + i], hi[n + i]) for lo, hi in ranges}) > 1]
+        moving = by_start if touched is by_start else sorted(touched, key=lambda i: t.start_nos[i])
+        ks_moved = [i for i in moving if len({(lo[i], hi[i]) for lo, hi in ranges}) > 1]
+        rank_moved = [i for i in moving if len({(lo[n + i], hi[n + i]) for lo, hi in ranges}) > 1]
         outcomes = tuple(
             OutcomeEffect(
                 o.result,
