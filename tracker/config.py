@@ -26,6 +26,9 @@ class Limits:
     max_resume: int = 1 << 20  # bytes of missed updates a resume may replay; beyond, the client gets a snapshot
     subscribes_per_second: float = 10.0  # per connection, sustained (a re-subscribe loop is throttled)
     subscribe_burst: int = 40  # per connection, burst
+    projection_seconds: float = 10.0  # an arbiter projection running longer is stopped (and not sent)
+    projection_memory: int = 1 << 30  # address space of a projection worker process (RLIMIT_AS), 0 for none
+    projection_workers: int = 2  # projections running at once, each tournament's one at a time
 
 
 @dataclass(frozen=True, slots=True)

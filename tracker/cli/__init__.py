@@ -47,6 +47,18 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     )
     p.add_argument("--submits-per-second", type=float, default=Limits().submits_per_second, help="per token, sustained")
     p.add_argument("--submit-burst", type=int, default=Limits().submit_burst, help="per token, burst")
+    p.add_argument(
+        "--projection-seconds",
+        type=float,
+        default=Limits().projection_seconds,
+        help="an arbiter projection running longer is stopped",
+    )
+    p.add_argument(
+        "--projection-memory",
+        type=int,
+        default=Limits().projection_memory,
+        help="address space of a projection worker process in bytes (0: unlimited)",
+    )
     p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)
 
 

@@ -155,6 +155,8 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
             max_subscriptions=args.max_subscriptions,
             submits_per_second=args.submits_per_second,
             submit_burst=args.submit_burst,
+            projection_seconds=args.projection_seconds,
+            projection_memory=args.projection_memory,
         ),
     )
 

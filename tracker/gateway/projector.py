@@ -1,64 +1,197 @@
-"""Arbiter projections in a worker process, so they never hold the server's GIL.
+"""Arbiter projections in worker processes, so they never hold the server's GIL.
 
 An exact projection of ten open games takes a second or more of pure
-Python.  Run in a thread it shares the interpreter lock with the event loop,
-and every ack and update waits its turn meanwhile; in a process of its own it
-costs the server only the pickling of the tournament (a few kB).
+Python, a bounds projection of a fresh 500-player round robin about ten.
+Run in a thread it would share the interpreter lock with the event loop, and
+every ack and update would wait its turn; in a process of its own it costs
+the server only the pickling of the tournament.
+
+How this works
+--------------
 
 :class:`Projector` owns one spawned worker process, started on first use.
 The tournament is pickled at once, in the caller's thread, so the live state
-may change the moment :meth:`Projector.project` returns control.
-:class:`Projections` decides when to project and who receives it.
+may change the moment :meth:`Projector.project` returns control; the worker
+sends back the encoded message, so a large projection costs the server its
+bytes, not its objects nor the time to encode them.  A
+projection is bounded three ways, and each way ends in "no projection this
+time" (``None``; arbiters keep the one they have):
+
+- in time: past ``Limits.projection_seconds`` the worker is killed;
+- in memory: the worker's address space is capped (``RLIMIT_AS``) at
+  ``Limits.projection_memory``, so a runaway projection raises
+  :class:`MemoryError` in the worker instead of growing the machine; the
+  worker is then replaced, to start the next projection with a clean heap;
+- by its caller: cancelling :meth:`Projector.project` kills the worker.
+
+A worker dies with the server even on SIGKILL: on Linux the kernel sends it
+SIGKILL when its parent dies (``PR_SET_PDEATHSIG``); elsewhere, and as a
+fallback, a thread in the worker exits it once its parent pid changes.
+
+:class:`Projections` decides when to project and who receives it: one task
+per tournament (a newer state replaces a queued one, and at most one
+projection of a tournament is in flight), a small pool of projectors shared
+by all tournaments (a slow tournament occupies one of them, not the others),
+and a projection nobody waits for any more is cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
+import os
 import pickle
+import signal
+import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from typing import Final, TypeVar
 
 from websockets.asyncio.server import ServerConnection
 
+from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.core.projection import Projection, project
 from tracker.protocol import projection_message
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 
-def _project_pickled(state: bytes) -> Projection:
-    """Runs in the worker process."""
-    tournament: Tournament = pickle.loads(state)
-    return project(tournament)
+#: Seconds a new worker process may take to start (import and answer) before it is given up.
+START_TIMEOUT: Final = 60.0
+#: How often a worker checks that its parent is alive, and :class:`Projections` that an arbiter still waits.
+POLL: Final = 0.2
+_PR_SET_PDEATHSIG: Final = 1
+
+
+# -- the worker process -----------------------------------------------------------------
+
+
+def _start_worker(memory_limit: int, parent: int) -> None:
+    """Runs first in every worker process: bound its memory, tie its life to ``parent``'s."""
+    if memory_limit > 0:
+        import resource
+
+        if sys.platform == "linux":  # glibc loads it when a thread exits: not possible once memory is short
+            with suppress(OSError):
+                ctypes.CDLL("libgcc_s.so.1")
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the kernel was told to tell us
+        os._exit(1)
+    threading.Thread(target=_exit_with, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """Exit the process once ``parent`` is gone (orphans are re-parented, so the parent pid changes)."""
+    while os.getppid() == parent:
+        time.sleep(POLL)
+    os._exit(1)
+
+
+def _in_worker(job: Callable[[Tournament], T], state: bytes) -> T | None:
+    """Runs ``job`` on the pickled tournament in the worker process; ``None`` when it ran out of memory."""
+    try:
+        return job(pickle.loads(state))
+    except MemoryError:
+        pass
+    # outside the handler the traceback, and with it the projection's memory, is released: the
+    # answer can be sent (formatting that traceback for the parent would itself run out of memory)
+    return None
+
+
+def _message(state: Tournament) -> bytes:
+    """The encoded ``projection`` message: the worker encodes it, the server only forwards the bytes."""
+    return projection_message(project(state))
+
+
+# -- one worker ------------------------------------------------------------------------------
 
 
 class Projector:
-    """Projections computed one at a time in a spawned worker process."""
+    """Projections computed one at a time in a spawned worker process, bounded in time and memory."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits if limits is not None else Limits()
         self._pool: ProcessPoolExecutor | None = None
+        self._pid: int | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id while one runs."""
+        return self._pid
 
     async def project(self, state: Tournament) -> Projection | None:
-        """The projection of ``state``, or ``None`` when the worker process died (a new one serves the next)."""
-        payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, _project_pickled, payload)
-        except BrokenProcessPool:
-            log.warning("the projection process died; starting another for the next projection")
-            self.close()
-            return None
+        """The projection of ``state``, or ``None`` when it could not be had.
 
-    def close(self) -> None:
-        """Stop the worker process (a projection under way is abandoned)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        ``None`` when the projection took longer than the time limit, ran out
+        of its memory, or the worker died; the worker is replaced for the
+        next projection and a warning logged.  Cancelling this call kills the
+        worker (a projection under way stops at once).
+        """
+        return await self._run(project, state)
+
+    async def message(self, state: Tournament) -> bytes | None:
+        """The ``projection`` message of ``state``, encoded in the worker; ``None`` as for :meth:`project`."""
+        return await self._run(_message, state)
+
+    async def _run(self, job: Callable[[Tournament], T], state: Tournament) -> T | None:
+        payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # now: the live state may change after
+        try:
+            pool = await self._started()
+            async with asyncio.timeout(self.limits.projection_seconds):
+                result = await asyncio.get_running_loop().run_in_executor(pool, _in_worker, job, payload)
+            if result is not None:
+                return result
+            why = f"needed more than its {self.limits.projection_memory >> 20} MiB"
+        except TimeoutError:
+            why = f"took more than {self.limits.projection_seconds:g} s"
+        except (BrokenProcessPool, MemoryError):  # killed, or out of memory before projecting
+            why = "lost its process"
+        except BaseException:  # cancelled (nobody waits any more, or shutdown): stop the work under way
+            self.close()
+            raise
+        log.warning("the projection of %s after seq %d %s: stopped; not sent", state.id, state.seq, why)
+        self.close()
+        return None
+
+    async def _started(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(self.limits.projection_memory, os.getpid()),
+            )
+            # the pool is spawned by this (the event loop's) thread: PR_SET_PDEATHSIG follows the thread
+            async with asyncio.timeout(START_TIMEOUT):
+                self._pid = await asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)
+        return self._pool
+
+    def close(self, *, wait: bool = False) -> None:
+        """Kill the worker process (a projection under way is abandoned); the next projection starts another.
+
+        With ``wait``, return once the process is reaped (blocks: call it in a thread).
+        """
+        pool, pid = self._pool, self._pid
+        self._pool = self._pid = None
+        if pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if pool is not None:
+            pool.shutdown(wait=wait, cancel_futures=True)
+
+
+# -- who gets which projection, when -------------------------------------------------
 
 
 class Projections:
@@ -67,6 +200,10 @@ class Projections:
     :meth:`updated` is called after every published update; when an arbiter
     watches the tournament, a projection is computed ``delay`` seconds later
     (results arriving meanwhile share it) and sent to every arbiter of it.
+    Results arriving while it runs make one more projection afterwards.  At
+    most ``limits.projection_workers`` projections run at once, each in its
+    own process; a projection (queued or running) is cancelled once no
+    arbiter of its tournament is connected.
     """
 
     def __init__(
@@ -76,13 +213,19 @@ class Projections:
         send: Callable[[ServerConnection, bytes], Awaitable[None]],
         *,
         delay: float,
+        limits: Limits | None = None,
     ) -> None:
         self._state = state
         self._arbiters = arbiters
         self._send = send
         self.delay = delay
+        self.limits = limits = limits if limits is not None else Limits()
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._projector = Projector()
+        self._again: set[str] = set()  # updated after their projection read the state
+        self._projectors = [Projector(limits) for _ in range(max(1, limits.projection_workers))]
+        self._free: asyncio.Queue[Projector] = asyncio.Queue()
+        for projector in self._projectors:
+            self._free.put_nowait(projector)
 
     def updated(self, tournament: str) -> None:
         """A new update of ``tournament`` was published."""
@@ -90,27 +233,56 @@ class Projections:
             self.schedule(tournament, self.delay)
 
     def schedule(self, tournament: str, delay: float) -> None:
-        """Project ``tournament`` after ``delay`` seconds, unless a projection of it is already due."""
+        """Project ``tournament`` after ``delay`` seconds; if a projection of it is due or running, after that one."""
         if tournament in self._tasks:
+            self._again.add(tournament)
             return
         task = asyncio.create_task(self._project(tournament, delay), name=f"project-{tournament}")
         self._tasks[tournament] = task
         task.add_done_callback(lambda _: self._tasks.pop(tournament, None))
 
+    def running(self) -> list[int]:
+        """The pids of the worker processes alive now."""
+        return [p.pid for p in self._projectors if p.pid is not None]
+
     async def _project(self, tournament: str, delay: float) -> None:
         await asyncio.sleep(delay)
-        state = self._state(tournament)
-        if state is None:
-            return
-        result = await self._projector.project(state)  # pickled before the first await: a consistent copy
-        if result is None:
-            return
-        data = projection_message(result)
-        for conn in self._arbiters(tournament):
-            await self._send(conn, data)
+        while self._arbiters(tournament):
+            data = await self._while_watched(tournament)
+            if data is not None:
+                for conn in self._arbiters(tournament):
+                    await self._send(conn, data)
+            if tournament not in self._again:
+                return
+            await asyncio.sleep(self.delay)
+
+    async def _while_watched(self, tournament: str) -> bytes | None:
+        """The projection message of the newest state, or ``None`` as soon as no arbiter of ``tournament`` is left."""
+        work = asyncio.create_task(self._on_free_projector(tournament), name=f"project-{tournament}-work")
+        try:
+            while self._arbiters(tournament):
+                done, _ = await asyncio.wait({work}, timeout=POLL)
+                if done:
+                    return work.result()
+            log.info("projection of %s cancelled: no arbiter is connected", tournament)
+            return None
+        finally:
+            work.cancel()  # kills its worker if it is running
+            await asyncio.gather(work, return_exceptions=True)
+
+    async def _on_free_projector(self, tournament: str) -> bytes | None:
+        projector = await self._free.get()
+        try:
+            self._again.discard(tournament)  # this projection will include every update so far
+            state = self._state(tournament)
+            return None if state is None else await projector.message(state)
+        finally:
+            self._free.put_nowait(projector)
 
     async def aclose(self) -> None:
+        """Cancel every projection and stop every worker process (waits until they are reaped)."""
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-        self._projector.close()
+        for projector in self._projectors:
+            await asyncio.to_thread(projector.close, wait=True)

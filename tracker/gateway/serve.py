@@ -54,7 +54,9 @@ class Gateway:
         )
         self.ws = Websockets(config, self.hub, backend, metrics, arbiter_joined=self._arbiter_joined)
         self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
-        self.projections = Projections(backend.state, self.ws.arbiters, reply, delay=config.projection_delay)
+        self.projections = Projections(
+            backend.state, self.ws.arbiters, reply, delay=config.projection_delay, limits=config.limits
+        )
 
     # -- the sink -------------------------------------------------------------------
 
