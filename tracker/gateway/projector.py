@@ -246,15 +246,18 @@ class Projections:
         return [p.pid for p in self._projectors if p.pid is not None]
 
     async def _project(self, tournament: str, delay: float) -> None:
-        await asyncio.sleep(delay)
-        while self._arbiters(tournament):
-            data = await self._while_watched(tournament)
-            if data is not None:
-                for conn in self._arbiters(tournament):
-                    await self._send(conn, data)
-            if tournament not in self._again:
-                return
-            await asyncio.sleep(self.delay)
+        try:
+            await asyncio.sleep(delay)
+            while self._arbiters(tournament):
+                data = await self._while_watched(tournament)
+                if data is not None:
+                    for conn in self._arbiters(tournament):
+                        await self._send(conn, data)
+                if tournament not in self._again:
+                    return
+                await asyncio.sleep(self.delay)
+        finally:
+            self._again.discard(tournament)  # the next task reads the newest state anyway
 
     async def _while_watched(self, tournament: str) -> bytes | None:
         """The projection message of the newest state, or ``None`` as soon as no arbiter of ``tournament`` is left."""
