@@ -91,6 +91,8 @@ QUERY_BUDGET: Final = 25_000
 #: Nodes per per-game query beyond ``exact_limit`` undecided games, and in all.
 GAME_QUERY_BUDGET: Final = 60
 GAME_BUDGET: Final = 60_000
+#: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
+SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
 SEARCHED_GAMES: Final = 64
 
@@ -117,11 +119,15 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Pr
     def points(units: int) -> Fraction:
         return Fraction(units, den)
 
-    solver = Solver(m)
-    searched = exact_limit >= 0
+    # the search descends one game per level (recursively): past SEARCH_DEPTH open games, bounds only,
+    # and no scenario (one per player would be O(n × games))
+    small = len(m.undecided) <= SEARCH_DEPTH
+    searched = exact_limit >= 0 and small
+    solver = Solver(m) if small else None
     # extremes[i][objective]: (value, attained, exact, scenario indices)
     extremes: list[dict[ExtremeName, tuple[int, int, bool, tuple[int, ...]]]] = [{} for _ in range(n)]
     if searched:
+        assert solver is not None
         left = budget
         for i in range(n):
             for objective in EXTREMES:
@@ -137,10 +143,15 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Pr
                 ("ks_min", low[i]),
                 ("ks_max", high[i]),
             ):
-                e = solver.solve(i, objective, budget=0)  # the best tried scenario
-                extremes[i][objective] = (value, e.attained, e.attained == value, e.scenario)
+                if solver is not None:
+                    e = solver.solve(i, objective, budget=0)  # the best tried scenario
+                    extremes[i][objective] = (value, e.attained, e.attained == value, e.scenario)
+                else:
+                    extremes[i][objective] = (value, value, False, ())
 
     def scenario(indices: tuple[int, ...]) -> Scenario:
+        if not indices and m.undecided:
+            return ()  # no scenario reported: the value beside it is a bound
         return _scenario(t, m, indices)
 
     statuses: list[Status] = [
@@ -156,7 +167,7 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Pr
             objective: Reached(exact, points(attained) if objective.startswith("ks") else attained, scenario(indices))
             for objective, (_, attained, exact, indices) in ex.items()
         }
-        po = _playoff(solver, i, scenario) if playoff and searched else None
+        po = _playoff(solver, i, scenario) if playoff and solver is not None and searched else None
         players.append(
             PlayerProjection(
                 start_no=t.start_nos[i],
@@ -269,7 +280,7 @@ def _playoff(solver: Solver, i: int, scenario: Callable[[tuple[int, ...]], Scena
 def _games(
     t: Tournament,
     m: Model,
-    solver: Solver,
+    solver: Solver | None,
     iv: Intervals,
     exact_limit: int,
     points: Callable[[int], Fraction],
@@ -307,6 +318,7 @@ def _games(
             for i in range(n):
                 for objective in EXTREMES:
                     budget = None if unlimited else max(0, min(GAME_QUERY_BUDGET, left))
+                    assert solver is not None  # searched
                     e = solver.solve(i, objective, {index: o}, budget=budget)
                     if not unlimited:
                         left -= solver.nodes
