@@ -66,9 +66,27 @@ _REASONS = {
 
 
 @dataclass(slots=True)
-class _Address:
+class Bucket:
+    """A token bucket: ``rate`` tokens a second up to ``burst``; the gateway's every throttle is one."""
+
     tokens: float
     stamp: float
+
+    def refill(self, now: float, rate: float, burst: int) -> None:
+        self.tokens = min(float(burst), self.tokens + (now - self.stamp) * rate)
+        self.stamp = now
+
+    def take(self, rate: float, burst: int, now: float | None = None) -> bool:
+        """Refill, then spend one token if there is one; ``False`` when the bucket is empty."""
+        self.refill(time.monotonic() if now is None else now, rate, burst)
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass(slots=True)
+class _Address(Bucket):
     wrong: int = 0  # wrong tokens since the last log line
     refused: int = 0  # checks refused unread since the last log line
     logged: float = float("-inf")
@@ -140,7 +158,7 @@ class TokenGuard:
                 self._drop(next(iter(self._addresses)))
         else:
             self._addresses.move_to_end(address)
-            entry.tokens = min(float(self.burst), entry.tokens + (now - entry.stamp) * self.per_second)
+            entry.refill(now, self.per_second, self.burst)
         entry.stamp = now
         return entry
 

@@ -19,28 +19,11 @@ from websockets.exceptions import ConnectionClosed
 
 from tracker.config import ServerConfig
 from tracker.core.errors import DecodeError, EventRejected
-from tracker.gateway.auth import TokenGuard, Verdict, address_of
+from tracker.gateway.auth import Bucket, TokenGuard, Verdict, address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import Submit, Subscribe, ack_message, decode_client, error_message, rejected_message
-
-
-@dataclass(slots=True)
-class _Bucket:
-    """A token bucket: ``rate`` per second up to ``burst``."""
-
-    tokens: float
-    stamp: float
-
-    def take(self, rate: float, burst: int) -> bool:
-        now = time.monotonic()
-        self.tokens = min(float(burst), self.tokens + (now - self.stamp) * rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 @dataclass(slots=True)
@@ -49,7 +32,7 @@ class Client:
 
     subscriptions: set[str] = field(default_factory=set)
     arbiter_of: set[str] = field(default_factory=set)
-    subscribes: _Bucket | None = None
+    subscribes: Bucket | None = None
     proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
 
 
@@ -71,7 +54,7 @@ class Websockets:
         self.metrics = metrics
         self.arbiter_joined = arbiter_joined
         self.clients: dict[ServerConnection, Client] = {}
-        self._buckets: dict[str, _Bucket] = {}
+        self._buckets: dict[str, Bucket] = {}
         self.guard = TokenGuard(config.token, metrics=metrics)
         metrics.gauges["tracker_connections"] = lambda: len(self.clients)
 
@@ -114,7 +97,7 @@ class Websockets:
         tid = message.tournament
         limits = self.config.limits
         if client.subscribes is None:
-            client.subscribes = _Bucket(float(limits.subscribe_burst), time.monotonic())
+            client.subscribes = Bucket(float(limits.subscribe_burst), time.monotonic())
         if not client.subscribes.take(limits.subscribes_per_second, limits.subscribe_burst):
             self.metrics.inc("tracker_subscribes_throttled_total")
             await conn.send(
@@ -171,7 +154,7 @@ class Websockets:
 
     def _allow(self, token: str) -> bool:
         limits = self.config.limits
-        bucket = self._buckets.setdefault(token, _Bucket(float(limits.submit_burst), time.monotonic()))
+        bucket = self._buckets.setdefault(token, Bucket(float(limits.submit_burst), time.monotonic()))
         return bucket.take(limits.submits_per_second, limits.submit_burst)
 
 
