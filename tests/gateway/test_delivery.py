@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import socket
@@ -27,10 +28,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from websockets.asyncio.client import connect
 
 from tests.builders import TID, berger, game, opened, schedule_of
 from tests.conftest import RunningTracker, data_file
+from tests.gateway.test_abuse import rss_mib
 from tests.gateway.test_hostile import RawWs, frame, http_json
+from tests.reliability_log import record
 from tracker.core.events import Event, ResultRecorded, encode_event
 from tracker.formats import state_from
 from tracker.formats.files import read_file
@@ -313,3 +317,65 @@ def test_replaying_a_corrected_file_says_which_result_differs_and_fails(
 def replay_cli(path: Path, tracker: RunningTracker) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "tracker.cli", "replay", str(path), "--url", tracker.ws_url]
     return subprocess.run([*command, "--token", tracker.token], capture_output=True, text=True, timeout=120)
+
+
+def test_compressed_resumes_in_a_loop_neither_grow_the_server_nor_delay_a_bystander(
+    tracker_factory: Callable[..., RunningTracker],
+) -> None:
+    """A client without the token resumes ~1 MiB of history with permessage-deflate, as fast as it is let."""
+    tracker = tracker_factory()
+    opening, games = schedule_events()
+    arbiter = RawWs(tracker.port)
+    arbiter.sock.settimeout(30)
+    arbiter.send(b"".join(submit_frame(event, "", tracker.token) for event in [opening, *games[:110]]))
+    replies(arbiter, 111)  # ~110 updates of ~9 KB: the most a resume replays (1 MiB) before it is a snapshot
+    arbiter.close()
+    pid = tracker.proc.pid
+    before = rss_mib(pid)
+    rtts: list[float] = []
+    peak = before
+    resumed = refused = 0
+
+    async def resumer(until: float) -> None:
+        nonlocal resumed, refused
+        async with connect(tracker.ws_url, max_size=2**24, compression="deflate") as ws:
+            while time.monotonic() < until:
+                await ws.send(json.dumps({"type": "subscribe", "tournament": TID, "since": 1}))
+                first = json.loads(await ws.recv())
+                if first["type"] == "error":
+                    refused += 1
+                    continue
+                resumed += 1
+                while first["seq"] < 111:
+                    first = json.loads(await ws.recv())
+
+    async def bystander(until: float) -> None:
+        nonlocal peak
+        async with connect(tracker.ws_url) as ws:
+            while time.monotonic() < until:
+                started = time.perf_counter()
+                pong = await ws.ping()
+                async with asyncio.timeout(10):
+                    await pong
+                rtts.append(time.perf_counter() - started)
+                peak = max(peak, rss_mib(pid))
+                await asyncio.sleep(0.05)
+
+    async def both() -> None:
+        until = time.monotonic() + 4
+        await asyncio.gather(resumer(until), bystander(until))
+
+    asyncio.run(both())
+    assert resumed > 10 and refused > 0, (resumed, refused)  # it did resume, and the loop was throttled
+    assert peak - before < 64, f"the server grew by {peak - before:.1f} MiB"
+    assert max(rtts) < 0.1, f"a bystander's ping took {max(rtts) * 1000:.0f} ms"
+    record(
+        "limits",
+        "compressed 1 MiB resumes in a loop for 4 s (no token)",
+        tried=resumed + refused,
+        unit="subscribes",
+        outcome=(
+            f"{resumed} resumed, {refused} throttled; server RSS +{peak - before:.1f} MiB, "
+            f"worst bystander ping {max(rtts) * 1000:.1f} ms"
+        ),
+    )
