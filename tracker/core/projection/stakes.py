@@ -1,0 +1,217 @@
+"""Stakes: what each outcome of each pending game decides, line by line, for everyone.
+
+How this works
+--------------
+
+A *line* is one of the tournament's declared lines (the first ``places``
+places), or 1st alone when it declares none.  A player's *state* on a line
+is ``clinched`` (inside in every outcome of the remaining games),
+``eliminated`` (in none) or ``open``.  With a play-off for 1st, line 1 is
+judged on points, as the projection does: ``clinched`` is alone on the most
+points in every outcome, ``playoff`` at least tied on them in every outcome
+(the title or the play-off), ``eliminated`` never even tied.
+
+For every undecided game and each of its outcomes, the same states are
+computed with that outcome fixed; a *stake* is a player whose state on a
+line differs from today's ("if Caruana wins, he clinches at least a
+play-off"; "if So loses, he can no longer finish 1st").  Only a player open
+today can change, so only they are searched.
+
+The states come from :class:`~tracker.core.projection.solver.Solver`
+extremes: best and worst rank for place lines, lowest and highest lead for
+the play-off line.  Every extreme is exact unless the node budget ran out;
+a bound still proves ``clinched``, ``playoff`` and ``eliminated`` (it is
+sound), so a state derived from bounds is reported only when proven and
+``unknown`` otherwise, and the game (or the player) is flagged not exact:
+a stake is then a proven one, and there may be more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from tracker.core.crosstable import Tournament
+from tracker.core.events import GameResult
+from tracker.core.projection.model import model_of
+from tracker.core.projection.solver import Objective, Solver
+
+LineState = Literal["clinched", "playoff", "open", "eliminated", "unknown"]
+
+#: Nodes all stake queries may expand together (a few seconds of search at most), and one query.
+STAKES_BUDGET: Final = 400_000
+STAKES_QUERY_BUDGET: Final = 4_000
+
+
+@dataclass(frozen=True, slots=True)
+class Stake:
+    """One player's state on one line changes if the game ends this way; ``text`` says it in words."""
+
+    start_no: int
+    places: int
+    line: str
+    before: LineState
+    after: LineState
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeStakes:
+    result: GameResult
+    stakes: tuple[Stake, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameStakes:
+    """A pending game (start numbers) and what each outcome decides; ``exact`` false: proven stakes only."""
+
+    round: int | None
+    white: int
+    black: int
+    outcomes: tuple[OutcomeStakes, ...]
+    exact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLines:
+    """A player's state today on each line (aligned with :attr:`Stakes.lines`)."""
+
+    start_no: int
+    name: str
+    states: tuple[LineState, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """What every pending game decides after event ``seq``.
+
+    ``lines`` are (places, name); ``players`` by start number; ``games`` the
+    undecided games in schedule order (a withdrawn player's forfeits decide
+    nothing and are left out).  ``exact``: every state and stake is exact.
+    """
+
+    tournament: str
+    seq: int
+    exact: bool
+    lines: tuple[tuple[int, str], ...]
+    playoff: bool
+    players: tuple[PlayerLines, ...]
+    games: tuple[GameStakes, ...]
+
+
+def lines_of(t: Tournament) -> tuple[tuple[int, str], ...]:
+    """The declared lines, or 1st alone when the tournament declares none."""
+    declared = tuple((line.places, line.name or _line_name(line.places)) for line in t.opened.lines)
+    return declared or ((1, "1st"),)
+
+
+def _line_name(places: int) -> str:
+    return "1st" if places == 1 else f"top {places}"
+
+
+class _States:
+    """Line states of players over a solver, within one shared node budget."""
+
+    def __init__(self, solver: Solver, lines: tuple[tuple[int, str], ...], playoff: bool, budget: int) -> None:
+        self.solver = solver
+        self.lines = lines
+        self.playoff = playoff
+        self.left = budget
+
+    def _solve(self, i: int, objective: Objective, fixed: dict[int, int]) -> tuple[int, bool]:
+        e = self.solver.solve(i, objective, fixed, budget=max(0, min(STAKES_QUERY_BUDGET, self.left)))
+        self.left -= self.solver.nodes
+        return e.value, e.exact
+
+    def of(self, i: int, fixed: dict[int, int]) -> tuple[tuple[LineState, ...], bool]:
+        """``i``'s state on every line with ``fixed`` outcomes, and whether all are exact."""
+        states: list[LineState] = []
+        exact = True
+        ranks: tuple[int, bool, int, bool] | None = None
+        for places, _ in self.lines:
+            if self.playoff and places == 1:
+                high, high_exact = self._solve(i, "lead_max", fixed)
+                low, low_exact = self._solve(i, "lead_min", fixed)
+                both = high_exact and low_exact
+                if high < 0:
+                    state: LineState = "clinched"
+                elif high == 0:
+                    state = "playoff"
+                elif low > 0:
+                    state = "eliminated"
+                else:
+                    state = "open" if both else "unknown"
+                exact = exact and both
+            else:
+                if ranks is None:
+                    ranks = (*self._solve(i, "rank_best", fixed), *self._solve(i, "rank_worst", fixed))
+                best, best_exact, worst, worst_exact = ranks
+                both = best_exact and worst_exact
+                if worst <= places:
+                    state = "clinched"
+                elif best > places:
+                    state = "eliminated"
+                else:
+                    state = "open" if both else "unknown"
+                exact = exact and both
+            states.append(state)
+        return tuple(states), exact
+
+
+def stakes(t: Tournament, *, budget: int = STAKES_BUDGET) -> Stakes:
+    """What each outcome of each undecided game of ``t`` changes on each line, for every player.
+
+    Exact within ``budget`` solver nodes in all; beyond, the states and
+    stakes reported are proven and flagged not exact (see the module
+    docstring).  Reads ``t`` and changes nothing; raises nothing for a
+    valid tournament.  Pure and deterministic: the same tournament always
+    gives the same stakes.
+    """
+    m = model_of(t)
+    n = m.n
+    lines = lines_of(t)
+    playoff = t.opened.playoff
+    solver = Solver(m)
+    search = _States(solver, lines, playoff, budget)
+    by_start = sorted(range(n), key=lambda i: t.start_nos[i])
+    today: dict[int, tuple[LineState, ...]] = {}
+    exact = True
+    for i in by_start:
+        today[i], ok = search.of(i, {})
+        exact = exact and ok
+    names = [p.name for p in t.opened.players]
+    players = tuple(PlayerLines(t.start_nos[i], names[i], today[i]) for i in by_start)
+    moving = [i for i in by_start if any(s not in ("clinched", "eliminated") for s in today[i])]
+    games = []
+    for index, g in enumerate(m.undecided):
+        game_exact = True
+        outcomes = []
+        for o, option in enumerate(g.options):
+            found = []
+            for i in moving:
+                after, ok = search.of(i, {index: o})
+                game_exact = game_exact and ok
+                for (places, name), was, now in zip(lines, today[i], after, strict=True):
+                    if now != was and "unknown" not in (was, now):
+                        found.append(Stake(t.start_nos[i], places, name, was, now, _words(names[i], name, now)))
+            outcomes.append(OutcomeStakes(option.result, tuple(found)))
+        exact = exact and game_exact
+        games.append(GameStakes(g.round, t.start_nos[g.white], t.start_nos[g.black], tuple(outcomes), game_exact))
+    return Stakes(t.id, t.seq, exact, lines, playoff, players, tuple(games))
+
+
+def _words(name: str, line: str, state: LineState) -> str:
+    """``"Caruana clinches 1st"``, ``"So can no longer finish top 3"``, ``"Firouzja clinches at least a play-off"``."""
+    who = surname(name)
+    if state == "clinched":
+        return f"{who} clinches {line}"
+    if state == "playoff":
+        return f"{who} clinches at least a play-off for {line}"
+    if state == "eliminated":
+        return f"{who} can no longer finish {line}"
+    return f"{who} is still in the race for {line}"
+
+
+def surname(name: str) -> str:
+    """ "Caruana, Fabiano" → "Caruana" (names in start lists are surname first)."""
+    return name.split(",", 1)[0].strip() or name
