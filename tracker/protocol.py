@@ -2,7 +2,7 @@
 
 Client → server::
 
-    {"type": "subscribe", "tournament": ID, "since": SEQ?, "token": T?}
+    {"type": "subscribe", "tournament": ID, "since": SEQ?, "token": T?, "stakes": BOOL?, "delay": SECONDS?}
     {"type": "unsubscribe", "tournament": ID}
     {"type": "submit", "token": T, "event": {...}, "ref": "client tag"?}
 
@@ -16,6 +16,10 @@ Server → client::
     rejected   a submitted event was refused (id, code, reason)
     error      the message itself was bad (code, reason)
     projection (arbiters only) what the remaining games can still change
+    stakes     (``"stakes": true``) what each pending game decides, and the
+               chances from ratings, labelled as an estimate
+    cue        (``"stakes": true``) a line clinched or lost, a new leader, an
+               overtake on a tie-break: a moment for a lower third
 
 Decoding is strict: :func:`decode_client` returns one typed message or
 raises :class:`~tracker.core.errors.DecodeError`.  Encoding happens once per
@@ -33,6 +37,9 @@ from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
 from tracker.core.events import Event, GameResult, TournamentId
 from tracker.core.projection import LineStatus, Projection, Scenario, Status
+from tracker.core.projection.chances import Chances
+from tracker.core.projection.cues import Cue, CueKind
+from tracker.core.projection.stakes import LineState, Stakes
 from tracker.core.standings import Row, Standings
 
 PROTOCOL_VERSION: Final = 1
@@ -40,10 +47,16 @@ PROTOCOL_VERSION: Final = 1
 Token = Annotated[str, msgspec.Meta(max_length=256)]
 
 
+#: The longest spoiler delay a subscriber may ask for, in seconds.
+MAX_DELAY: Final = 600.0
+
+
 class Subscribe(msgspec.Struct, frozen=True, tag="subscribe", tag_field="type", forbid_unknown_fields=True):
     tournament: TournamentId
     since: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
     token: Token | None = None
+    stakes: bool = False
+    delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_DELAY)] = 0.0
 
 
 class Unsubscribe(msgspec.Struct, frozen=True, tag="unsubscribe", tag_field="type", forbid_unknown_fields=True):
@@ -486,6 +499,197 @@ def error_message(code: str, reason: str) -> bytes:
 def projection_message(p: Projection) -> bytes:
     """The ``projection`` message arbiters receive."""
     body: ProjectionMessage = {"type": "projection", **projection_json(p)}
+    return _encoder.encode(body)
+
+
+# -- stakes, chances and cues (subscribers with ``"stakes": true``) ---------------------------
+
+
+class StakeJSON(TypedDict):
+    """One player's state on one line changes with this outcome; ``text`` says it for people."""
+
+    start_no: int
+    places: int
+    line: str
+    before: LineState
+    after: LineState
+    text: str
+
+
+class OutcomeStakesJSON(TypedDict):
+    result: GameResult
+    stakes: list[StakeJSON]
+
+
+class GameStakesJSON(TypedDict):
+    """A pending game; ``exact`` false: the stakes listed are proven, and there may be more."""
+
+    round: int | None
+    white: int
+    black: int
+    outcomes: list[OutcomeStakesJSON]
+    exact: bool
+
+
+class LineStateJSON(TypedDict):
+    places: int
+    name: str
+    state: LineState
+
+
+class PlayerLinesJSON(TypedDict):
+    start_no: int
+    name: str
+    lines: list[LineStateJSON]
+
+
+class LineChanceJSON(TypedDict):
+    places: int
+    name: str
+    chance: float
+
+
+class PlayerChancesJSON(TypedDict):
+    """Estimated chances (0–1): the title, each line, the play-off (null without one), each place."""
+
+    start_no: int
+    first: float
+    lines: list[LineChanceJSON]
+    playoff: float | None
+    positions: list[float]
+
+
+class ChancesJSON(TypedDict):
+    """Chances from ratings: an estimate (``estimate`` is always true), never an exact answer.
+
+    ``model`` names how it was made (Elo expectation with a draw model), ``runs`` simulated completions
+    of the tournament from ``seed``.
+    """
+
+    estimate: Literal[True]
+    model: str
+    runs: int
+    seed: int
+    draw_rate: float
+    players: list[PlayerChancesJSON]
+
+
+class StakesMessage(TypedDict):
+    """For subscribers who ask (``"stakes": true``): what each pending game decides, after event ``seq``.
+
+    ``exact``: every state and stake is exact; otherwise those listed are proven and games say which are
+    incomplete.  ``players`` hold each player's state today on each line.  ``chances`` is an estimate from
+    ratings, kept apart from the exact answers (null when not computed).
+    """
+
+    type: Literal["stakes"]
+    tournament: str
+    seq: int
+    exact: bool
+    lines: list[LineJSON]
+    playoff: bool
+    players: list[PlayerLinesJSON]
+    games: list[GameStakesJSON]
+    chances: ChancesJSON | None
+
+
+class CueMessage(TypedDict):
+    """A moment for producers (subscribers with ``"stakes": true``): ``kind`` is ``clinched`` or ``lost``
+    (a line, named in ``line``), ``leader`` (new players ranked 1st) or ``overtake`` (the first player passes
+    the second on a tie-break, on equal points); ``text`` is a lower third; ``seq`` the event after which
+    it holds."""
+
+    type: Literal["cue"]
+    tournament: str
+    seq: int
+    kind: CueKind
+    players: list[int]
+    line: str | None
+    text: str
+
+
+def stakes_message(k: Stakes, c: Chances | None) -> bytes:
+    """The ``stakes`` message: stakes and today's line states, and the chances (an estimate) apart."""
+    body: StakesMessage = {
+        "type": "stakes",
+        "tournament": k.tournament,
+        "seq": k.seq,
+        "exact": k.exact,
+        "lines": [{"places": places, "name": name} for places, name in k.lines],
+        "playoff": k.playoff,
+        "players": [
+            {
+                "start_no": p.start_no,
+                "name": p.name,
+                "lines": [
+                    {"places": places, "name": name, "state": state}
+                    for (places, name), state in zip(k.lines, p.states, strict=True)
+                ],
+            }
+            for p in k.players
+        ],
+        "games": [
+            {
+                "round": g.round,
+                "white": g.white,
+                "black": g.black,
+                "outcomes": [
+                    {
+                        "result": o.result,
+                        "stakes": [
+                            {
+                                "start_no": s.start_no,
+                                "places": s.places,
+                                "line": s.line,
+                                "before": s.before,
+                                "after": s.after,
+                                "text": s.text,
+                            }
+                            for s in o.stakes
+                        ],
+                    }
+                    for o in g.outcomes
+                ],
+                "exact": g.exact,
+            }
+            for g in k.games
+        ],
+        "chances": None
+        if c is None
+        else {
+            "estimate": True,
+            "model": f"Elo expectation, draw rate {c.draw_rate:g} between equals, {c.runs} simulated runs",
+            "runs": c.runs,
+            "seed": c.seed,
+            "draw_rate": c.draw_rate,
+            "players": [
+                {
+                    "start_no": p.start_no,
+                    "first": p.first,
+                    "lines": [
+                        {"places": places, "name": name, "chance": chance}
+                        for (places, name), chance in zip(c.lines, p.lines, strict=True)
+                    ],
+                    "playoff": p.playoff,
+                    "positions": list(p.positions),
+                }
+                for p in c.players
+            ],
+        },
+    }
+    return _encoder.encode(body)
+
+
+def cue_message(tournament: str, seq: int, cue: Cue) -> bytes:
+    body: CueMessage = {
+        "type": "cue",
+        "tournament": tournament,
+        "seq": seq,
+        "kind": cue.kind,
+        "players": list(cue.players),
+        "line": cue.line,
+        "text": cue.text,
+    }
     return _encoder.encode(body)
 
 

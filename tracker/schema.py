@@ -47,10 +47,12 @@ from tracker.core.events import (
 )
 from tracker.protocol import (
     AckMessage,
+    CueMessage,
     ErrorMessage,
     ProjectionMessage,
     RejectedMessage,
     SnapshotMessage,
+    StakesMessage,
     Submit,
     Subscribe,
     Unsubscribe,
@@ -66,6 +68,8 @@ SERVER_MESSAGES: Final[tuple[type, ...]] = (
     RejectedMessage,
     ErrorMessage,
     ProjectionMessage,
+    StakesMessage,
+    CueMessage,
 )
 CLIENT_MESSAGES: Final[tuple[type, ...]] = (Subscribe, Unsubscribe, Submit)
 EVENTS: Final[tuple[type, ...]] = (
@@ -82,7 +86,9 @@ EVENTS: Final[tuple[type, ...]] = (
 DESCRIPTIONS: Final[dict[str, str]] = {
     "Subscribe": (
         "Follow a tournament: the server answers with a snapshot (or, with `since`, the updates after that seq "
-        "when it still keeps them), then sends every update. With the arbiter `token`, projections too."
+        "when it still keeps them), then sends every update. With the arbiter `token`, projections too. "
+        "With `stakes`, `stakes` and `cue` messages too; `delay` (seconds, at most 600) holds back every "
+        "message to this subscriber by that long (a spoiler delay), and nobody else's."
     ),
     "Unsubscribe": "Stop receiving a tournament's updates.",
     "Submit": (

@@ -16,6 +16,7 @@ from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.request import urlopen
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the venv; only used by tests
 import msgspec
@@ -28,6 +29,7 @@ from tracker.core.apply import apply
 from tracker.core.events import (
     ByeVoided,
     Event,
+    GameResult,
     PlayerWithdrawn,
     ResultCorrected,
     ResultRecorded,
@@ -61,7 +63,7 @@ TRF_FILES = [
     data_file("fide-tec-exercise16-rr6.trf"),
     *sorted((REPO / "tests" / "data").glob("*.trf")),
 ]
-SERVER_TYPES = ("snapshot", "update", "ack", "rejected", "error", "projection")
+SERVER_TYPES = ("snapshot", "update", "ack", "rejected", "error", "projection", "stakes", "cue")
 
 
 def _closed(node: Any) -> Any:
@@ -318,6 +320,22 @@ async def test_every_message_a_real_gateway_sends_matches_the_schema(tracker_ser
         _, resumed = await recv_until(ws, lambda m: m["type"] == "update" and m["seq"] == 10)
         for message in resumed:
             check(message)
+
+        # stakes (and, once the leader changes, a cue) for a subscriber who asks
+        await send(watcher, {"type": "subscribe", "tournament": "schema-live", "stakes": True})
+        stakes, _ = await recv_until(watcher, lambda m: m["type"] == "stakes", timeout=30)
+        check(stakes)
+        standings = json.loads(urlopen(f"{tracker_server.http_url}/api/tournaments/schema-live/standings").read())
+        leader = standings["standings"][0]["start_no"]
+        lost = next(e for e in tf.events[:7] if isinstance(e, ResultRecorded) and leader in (e.white, e.black))
+        result: GameResult = "0-1" if lost.white == leader else "1-0"
+        fix = ResultCorrected(
+            id="lead", tournament="schema-live", round=lost.round, white=lost.white, black=lost.black, result=result
+        )
+        await submit(ws, token, fix)
+        assert check(await reply_to(ws, "lead"))["type"] == "ack"
+        cue, _ = await recv_until(watcher, lambda m: m["type"] == "cue", timeout=30)
+        check(cue)
     assert seen == set(SERVER_TYPES)
 
 

@@ -21,6 +21,13 @@ follow once the missed ones are out; only then does it join the live
 broadcast, in the same step as its queue runs dry.  So every subscriber sees
 its seqs strictly increasing and without a gap.  A queue that grows past
 ``max_buffer`` bytes drops the subscriber as a slow one.
+
+**A spoiler delay** (``subscribe`` with ``delay``) holds back everything sent
+to that one subscriber: what it missed, every update, stakes and cues go
+into its own :class:`DelayLine`, stamped with the time they are due, and a
+task the hub owns writes each one when it is due.  Nobody else waits for
+it; a line holding more than ``max_buffer`` bytes drops the subscriber as a
+slow one.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection, broadcast
@@ -74,6 +83,26 @@ class History:
 
 
 @dataclass(slots=True)
+class DelayLine:
+    """What one delayed subscriber will be sent, each message with the loop time it is due."""
+
+    seconds: float
+    queue: deque[tuple[float, bytes]] = field(default_factory=deque)
+    weight: int = 0
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+    def put(self, message: bytes, limit: int) -> bool:
+        """Queue ``message`` for ``seconds`` from now; ``False`` when the line would pass ``limit`` bytes."""
+        if self.weight + len(message) > limit:
+            return False
+        self.queue.append((asyncio.get_running_loop().time() + self.seconds, message))
+        self.weight += len(message)
+        self.wake.set()
+        return True
+
+
+@dataclass(slots=True)
 class Channel:
     """One tournament's live state as the gateway sees it.
 
@@ -88,6 +117,7 @@ class Channel:
     history: History
     subscribers: set[ServerConnection] = field(default_factory=set)
     resuming: dict[ServerConnection, list[bytes]] = field(default_factory=dict)
+    delayed: dict[ServerConnection, DelayLine] = field(default_factory=dict)
     _snapshot: bytes | None = None
 
     @property
@@ -166,9 +196,12 @@ class Hub:
             if sum(len(m) for m in queued) > self.max_buffer:
                 del channel.resuming[conn]
                 self._drop(conn)
+        for conn, line in list(channel.delayed.items()):
+            if not line.put(message, self.max_buffer):
+                self._drop(conn)
         if channel.subscribers:
             started = time.perf_counter()
-            self._send(channel, message)
+            self._send(channel.subscribers, message)
             self.metrics.fanout_latency.observe(time.perf_counter() - started)
         return True
 
@@ -183,24 +216,33 @@ class Hub:
         channel.payload = payload
         channel._snapshot = None
 
-    async def subscribe(self, conn: ServerConnection, tournament: str, since: int | None) -> None:
+    async def subscribe(self, conn: ServerConnection, tournament: str, since: int | None, delay: float = 0.0) -> None:
         """Send ``conn`` what it missed, then make it a live subscriber of ``tournament``.
 
         What it missed is the updates after ``since`` when all of them are
         still kept and weigh at most ``max_resume`` bytes, otherwise one
         snapshot (empty, seq 0, for a tournament not open yet); nothing when
         it is up to date.  Raises :class:`ConnectionClosed` when the client
-        goes away meanwhile (it is then subscribed to nothing here).
+        goes away meanwhile (it is then subscribed to nothing here).  With a
+        ``delay`` (seconds), all of it, and everything after, reaches this
+        subscriber that much later (see the module docstring).
         """
         channel = self._channel(tournament, None)
-        if conn in channel.subscribers or conn in channel.resuming:
+        if conn in channel.subscribers or conn in channel.resuming or conn in channel.delayed:
             channel.subscribers.discard(conn)  # a re-subscribe starts over from its own since
             channel.resuming.pop(conn, None)
+            self._stop_line(channel, conn)
         first: list[bytes] | None = None
         if since is not None and since <= channel.seq:
             first = [] if since == channel.seq else channel.history.after(since, self.max_resume)
         if first is None:
             first = [channel.snapshot()]
+        if delay > 0:
+            line = channel.delayed[conn] = DelayLine(delay)
+            for data in first:
+                line.put(data, self.max_buffer + self.max_resume)
+            line.task = asyncio.create_task(self._pump(conn, line), name="delayed-subscriber")
+            return
         if not first:
             channel.subscribers.add(conn)
             return
@@ -226,19 +268,65 @@ class Hub:
             if channel is not None:
                 channel.subscribers.discard(conn)
                 channel.resuming.pop(conn, None)
+                self._stop_line(channel, conn)
                 self._forget_if_unopened(channel)
 
+    def deliver(self, tournament: str, conns: list[ServerConnection], message: bytes) -> None:
+        """Send ``message`` (stakes, a cue) to those of ``conns`` subscribed to ``tournament``, without waiting.
+
+        A delayed subscriber gets it when its delay is over, one still being
+        sent what it missed gets it after that; the others at once, dropped
+        as slow clients past ``max_buffer`` unsent bytes as for updates.
+        """
+        channel = self.channels.get(tournament)
+        if channel is None:
+            return
+        ready = []
+        for conn in conns:
+            line = channel.delayed.get(conn)
+            queued = channel.resuming.get(conn)
+            if line is not None:
+                if not line.put(message, self.max_buffer):
+                    self._drop(conn)
+            elif queued is not None:
+                queued.append(message)
+            elif conn in channel.subscribers:
+                ready.append(conn)
+        if ready:
+            self._send(ready, message)
+
+    async def _pump(self, conn: ServerConnection, line: DelayLine) -> None:
+        """Write each message of ``line`` to ``conn`` once it is due; ends when the client goes away."""
+        loop = asyncio.get_running_loop()
+        with suppress(ConnectionClosed):
+            while True:
+                while not line.queue:
+                    line.wake.clear()
+                    await line.wake.wait()
+                due, data = line.queue[0]
+                if due > loop.time():
+                    await asyncio.sleep(due - loop.time())  # the spoiler delay itself
+                line.queue.popleft()
+                line.weight -= len(data)
+                await conn.send(data.decode())
+
+    @staticmethod
+    def _stop_line(channel: Channel, conn: ServerConnection) -> None:
+        line = channel.delayed.pop(conn, None)
+        if line is not None and line.task is not None:
+            line.task.cancel()
+
     def _forget_if_unopened(self, channel: Channel) -> None:
-        if channel.payload is None and not channel.subscribers and not channel.resuming:
+        if channel.payload is None and not channel.subscribers and not channel.resuming and not channel.delayed:
             self.channels.pop(channel.tournament, None)  # nobody waits for it any more
 
     def open_channels(self) -> dict[str, StandingsPayload]:
         """The tournaments that are open, with their latest standings."""
         return {tid: ch.payload for tid, ch in self.channels.items() if ch.payload is not None}
 
-    def _send(self, channel: Channel, message: bytes) -> None:
+    def _send(self, conns: Iterable[ServerConnection], message: bytes) -> None:
         ready = []
-        for conn in list(channel.subscribers):  # _drop removes from the set
+        for conn in list(conns):  # _drop removes from the set
             transport = conn.transport
             if transport is None or transport.is_closing():
                 continue
@@ -267,6 +355,10 @@ class Hub:
             pass
 
     async def aclose(self) -> None:
-        """Wait for slow clients being dropped."""
+        """Stop the delayed subscribers' lines, wait for slow clients being dropped."""
+        pumps = [line.task for c in self.channels.values() for line in c.delayed.values() if line.task is not None]
+        for task in pumps:
+            task.cancel()
+        await asyncio.gather(*pumps, return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)

@@ -144,6 +144,10 @@ class Projector:
         """The ``projection`` message of ``state``, encoded in the worker; ``None`` as for :meth:`project`."""
         return await self._run(_message, state)
 
+    async def run(self, job: Callable[[Tournament], T], state: Tournament) -> T | None:
+        """``job(state)`` in the worker process (``job`` a module-level function), bounded as :meth:`project`."""
+        return await self._run(job, state)
+
     async def _run(self, job: Callable[[Tournament], T], state: Tournament) -> T | None:
         payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # now: the live state may change after
         try:

@@ -33,6 +33,7 @@ from tracker.gateway.http import Http
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.gateway.projector import Projections
+from tracker.gateway.stakes import StakesFeed
 from tracker.gateway.ws import Websockets, reply
 from tracker.protocol import StandingsPayload
 
@@ -52,10 +53,19 @@ class Gateway:
             max_buffer=limits.max_buffer,
             max_resume=limits.max_resume,
         )
-        self.ws = Websockets(config, self.hub, backend, metrics, arbiter_joined=self._arbiter_joined)
+        self.ws = Websockets(
+            config, self.hub, backend, metrics, arbiter_joined=self._arbiter_joined, stakes_joined=self._stakes_joined
+        )
         self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
         self.projections = Projections(
             backend.state, self.ws.arbiters, reply, delay=config.projection_delay, limits=config.limits
+        )
+        self.stakes = StakesFeed(
+            backend.state,
+            self.ws.stakes_subscribers,
+            self.hub.deliver,
+            delay=config.projection_delay,
+            limits=config.limits,
         )
 
     # -- the sink -------------------------------------------------------------------
@@ -64,6 +74,7 @@ class Gateway:
         if not self.hub.publish(payload, message):
             return False
         self.projections.updated(payload["tournament"])
+        self.stakes.updated(payload["tournament"])
         return True
 
     def install(self, payload: StandingsPayload) -> None:
@@ -75,6 +86,9 @@ class Gateway:
 
     def _arbiter_joined(self, tournament: str) -> None:
         self.projections.schedule(tournament, delay=0.0)
+
+    def _stakes_joined(self, conn: ServerConnection, tournament: str) -> None:
+        self.stakes.joined(conn, tournament)
 
     # -- serving ----------------------------------------------------------------------
 
@@ -100,6 +114,7 @@ class Gateway:
 
     async def aclose(self) -> None:
         await self.projections.aclose()
+        await self.stakes.aclose()
         await self.hub.aclose()
 
 

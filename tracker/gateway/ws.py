@@ -32,6 +32,7 @@ class Client:
 
     subscriptions: set[str] = field(default_factory=set)
     arbiter_of: set[str] = field(default_factory=set)
+    stakes_of: set[str] = field(default_factory=set)  # subscribed with "stakes": true
     subscribes: Bucket | None = None
     proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
 
@@ -47,12 +48,14 @@ class Websockets:
         metrics: Metrics,
         *,
         arbiter_joined: Callable[[str], None] = lambda tournament: None,
+        stakes_joined: Callable[[ServerConnection, str], None] = lambda conn, tournament: None,
     ) -> None:
         self.config = config
         self.hub = hub
         self.backend = backend
         self.metrics = metrics
         self.arbiter_joined = arbiter_joined
+        self.stakes_joined = stakes_joined
         self.clients: dict[ServerConnection, Client] = {}
         self._buckets: dict[str, Bucket] = {}
         self.guard = TokenGuard(config.token, metrics=metrics)
@@ -61,6 +64,10 @@ class Websockets:
     def arbiters(self, tournament: str) -> list[ServerConnection]:
         """The connections subscribed to ``tournament`` with the arbiter token."""
         return [conn for conn, client in self.clients.items() if tournament in client.arbiter_of]
+
+    def stakes_subscribers(self, tournament: str) -> list[ServerConnection]:
+        """The connections subscribed to ``tournament`` with ``"stakes": true``."""
+        return [conn for conn, client in self.clients.items() if tournament in client.stakes_of]
 
     async def handler(self, conn: ServerConnection) -> None:
         client = self.clients[conn] = Client()
@@ -86,6 +93,7 @@ class Websockets:
                     else:
                         client.subscriptions.discard(message.tournament)
                         client.arbiter_of.discard(message.tournament)
+                        client.stakes_of.discard(message.tournament)
                         self.hub.unsubscribe(conn, message.tournament)
         except* ConnectionClosed:
             pass  # the client went away (also from inside a submit task): nothing to clean up but below
@@ -119,9 +127,13 @@ class Websockets:
                 return
             client.arbiter_of.add(tid)
         client.subscriptions.add(tid)
-        await self.hub.subscribe(conn, tid, message.since)
+        client.stakes_of.discard(tid)
+        await self.hub.subscribe(conn, tid, message.since, message.delay)
         if tid in client.arbiter_of:
             self.arbiter_joined(tid)
+        if message.stakes:
+            client.stakes_of.add(tid)
+            self.stakes_joined(conn, tid)
 
     async def _submit(self, conn: ServerConnection, message: Submit) -> None:
         started = time.perf_counter()
