@@ -53,7 +53,7 @@ chaos: $(VENV)/.installed
 	$(PY) -m pytest -q -m chaos -p no:cacheprovider tests/chaos
 
 screenshots: $(VENV)/.installed browser
-	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py -k screenshots
+	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py tests/web/test_stakes_pages.py -k 'screenshots or stakes or cue'
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

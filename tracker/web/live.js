@@ -176,6 +176,7 @@ export class LiveFeed {
     this.tournament = tournament;
     this.handlers = handlers;
     this.token = options.token || null;
+    this.subscribeOptions = options.subscribe || {};  // e.g. {stakes: true, delay: 30} (stakes.js)
     this.seq = null;
     this.ws = null;
     this.attempt = 0;
@@ -262,6 +263,7 @@ export class LiveFeed {
     const message = { type: "subscribe", tournament: this.tournament };
     if (this.seq !== null) message.since = this.seq;
     if (this.token) message.token = this.token;
+    Object.assign(message, this.subscribeOptions);
     this.resyncAt = performance.now();
     this.send(message);
   }

@@ -7,6 +7,7 @@
 // changed flash; provisional Koya values carry an asterisk.
 
 import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tournamentFromPath } from "/static/live.js";
+import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
 
 const params = new URLSearchParams(location.search);
 const top = Math.max(1, Math.min(500, parseInt(params.get("top") || "10", 10) || 10));
@@ -146,8 +147,10 @@ function status(s) {
   fill(node, s === "live" ? "" : STATUS_WORDS[s]);
 }
 
+const onStakes = mountOverlayStakes(params);  // mode=stakes&board=N, mode=chances, cues=1 (stakes.js)
 window.trackerFeed = new LiveFeed(tournament, {
   onSnapshot: render,
   onUpdate: render,
   onStatus: status,
-}).start();
+  onMessage: onStakes,
+}, { subscribe: subscribeOptions(params, !!onStakes) }).start();

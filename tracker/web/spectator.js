@@ -5,6 +5,7 @@ import {
   CODE_SYMBOLS, CODE_WORDS, LiveFeed, STATUS_WORDS, basisWords, el, fill, fmt, gamesAgainst,
   koyaBreakdown, provisionalWords, scoringOf, shortName, tournamentFromPath,
 } from "/static/live.js";
+import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
 
 const tournament = tournamentFromPath();
 const $ = (id) => document.getElementById(id);
@@ -213,4 +214,5 @@ window.trackerFeed = new LiveFeed(tournament, {
     addFeed(describe(m), m.seq);
   },
   onStatus: status,
-}).start();
+  onMessage: mountSpectatorStakes(document.querySelector("main")),
+}, { subscribe: subscribeOptions(new URLSearchParams(location.search)) }).start();

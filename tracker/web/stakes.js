@@ -1,0 +1,180 @@
+// Late-round intelligence on the public pages: what each pending game decides
+// (exact, or proven and labelled), the chances from ratings (an estimate,
+// shown apart and labelled as one), and producers' cues as lower thirds.
+//
+// The server sends "stakes" and "cue" messages to a subscriber that asks
+// with {"stakes": true}; {"delay": N} holds back everything it is sent by N
+// seconds (a spoiler delay).  The pages hand these messages here through
+// LiveFeed's onMessage.  Everything from the server is inserted as text.
+
+import { RESULT_WORDS, el, fill, shortName } from "/static/live.js";
+
+const STATE_WORDS = {
+  clinched: "clinched", playoff: "at least a play-off", open: "open", eliminated: "out", unknown: "not decided yet",
+};
+const MAX_DELAY = 600;
+const CUE_MS = 5000;
+const CUE_ORDER = ["clinched", "leader", "lost", "overtake"];
+const CUE_LABELS = { clinched: "CLINCHED", lost: "OUT", leader: "LEADER", overtake: "TIE-BREAK" };
+
+/** The stylesheet of these parts, added once (CSP: styles from this origin only). */
+function styles() {
+  if (document.querySelector('link[href="/static/stakes.css"]')) return;
+  document.head.appendChild(el("link", { rel: "stylesheet", href: "/static/stakes.css" }));
+}
+
+/** Subscribe options from the page's URL: stakes when wanted, delay=N seconds when asked (0–600). */
+export function subscribeOptions(params, stakes = true) {
+  const options = stakes ? { stakes: true } : {};
+  const delay = parseFloat(params.get("delay") || "0");
+  if (delay > 0) options.delay = Math.min(MAX_DELAY, delay);
+  return options;
+}
+
+function names(message) {
+  return new Map(message.players.map((p) => [p.start_no, p.name]));
+}
+
+function pct(x) {
+  if (x >= 0.9995) return "100%";
+  if (x > 0 && x < 0.0005) return "<0.1%";
+  return `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+}
+
+function outcomeWords(result, white, black) {
+  if (result === "1-0") return `If ${white} wins`;
+  if (result === "0-1") return `If ${black} wins`;
+  return "If they draw";
+}
+
+/** One pending game and what each outcome decides, as a list item. */
+function gameItem(game, who) {
+  const white = shortName(who.get(game.white) || String(game.white));
+  const black = shortName(who.get(game.black) || String(game.black));
+  const decided = game.outcomes.filter((o) => o.stakes.length);
+  return el("li", { class: "stake-game", dataset: { white: game.white, black: game.black, exact: game.exact } },
+    el("div", { class: "stake-pair" },
+      game.round ? el("span", { class: "stake-round" }, `R${game.round}`) : null,
+      el("strong", null, `${white} – ${black}`),
+      game.exact ? null : el("span", { class: "badge bound", title: "the search stopped early: these are proven, there may be more" }, "proven so far")),
+    decided.length
+      ? el("ul", { class: "stake-outcomes" }, decided.map((o) =>
+        el("li", { dataset: { result: o.result } },
+          el("span", { class: "stake-if", title: RESULT_WORDS[o.result] || o.result }, `${outcomeWords(o.result, white, black)}: `),
+          o.stakes.map((s, k) => [k ? "; " : null, el("span", { class: `stake ${s.after}` }, s.text)]))))
+      : el("p", { class: "stake-none" }, "decides no line on its own"));
+}
+
+/** The chances table: labelled as an estimate, kept apart from the exact answers. */
+function chancesTable(message) {
+  const c = message.chances;
+  if (!c) return null;
+  const who = names(message);
+  const rows = [...c.players].sort((a, b) => b.first - a.first || a.start_no - b.start_no);
+  const showLines = c.players[0]?.lines.filter((l) => !(message.playoff && l.places === 1) && l.places !== 1) ?? [];
+  return el("div", { class: "chances" },
+    el("h3", null, "Chances from ratings ", el("span", { class: "badge estimate" }, "estimate")),
+    el("p", { class: "explain" }, `An estimate, not a result: ${c.model} (seed ${c.seed}). The exact answers are above.`),
+    el("table", { class: "chances-table" },
+      el("thead", null, el("tr", null,
+        el("th", { scope: "col" }, "Player"),
+        el("th", { class: "num", scope: "col" }, "1st"),
+        message.playoff ? el("th", { class: "num", scope: "col" }, "play-off") : null,
+        showLines.map((l) => el("th", { class: "num", scope: "col" }, l.name)))),
+      el("tbody", null, rows.map((p) => el("tr", { dataset: { start: p.start_no } },
+        el("td", null, who.get(p.start_no) || String(p.start_no)),
+        el("td", { class: "num" }, pct(p.first)),
+        message.playoff ? el("td", { class: "num" }, pct(p.playoff ?? 0)) : null,
+        p.lines.filter((l) => l.places !== 1).map((l) => el("td", { class: "num" }, pct(l.chance))))))));
+}
+
+/**
+ * The spectator page's section: the lines today, what each pending game
+ * decides, then the chances (an estimate).  Returns onMessage for LiveFeed.
+ */
+export function mountSpectatorStakes(parent) {
+  styles();
+  const card = el("section", { class: "card stakes-card", id: "stakes", "aria-labelledby": "stakes-h", hidden: true },
+    el("h2", { id: "stakes-h" }, "What the remaining games decide"),
+    el("div", { id: "stakes-body" }));
+  parent.appendChild(card);
+  return (m) => {
+    if (m.type !== "stakes") return;
+    const who = names(m);
+    card.hidden = !m.games.length;
+    card.dataset.seq = String(m.seq);
+    const race = m.players.filter((p) => p.lines.some((l) => l.state !== "eliminated"));
+    fill(document.getElementById("stakes-body"),
+      el("p", { class: "explain" },
+        m.exact ? el("span", { class: "badge exact" }, "exact") : el("span", { class: "badge bound" }, "partly bounds"),
+        m.exact ? " Over every outcome of every remaining game, under the tournament's tie-break order."
+          : " Every statement shown is proven; some games were not searched to the end (marked), so there may be more."),
+      el("p", { class: "stake-lines" }, m.lines.map((line) => el("span", { class: "stake-line" },
+        el("strong", null, `${line.name}: `),
+        race.map((p, k) => {
+          const state = p.lines.find((l) => l.places === line.places)?.state;
+          if (!state || state === "eliminated") return null;
+          return [k ? " " : null, el("span", { class: `stake ${state}`, title: STATE_WORDS[state] }, `${shortName(p.name)} (${STATE_WORDS[state]})`)];
+        })))),
+      el("ol", { class: "stake-games" }, m.games.map((g) => gameItem(g, who))),
+      chancesTable(m));
+  };
+}
+
+/**
+ * The overlay's parts, by URL parameter: mode=stakes&board=N ("what this
+ * board decides" for the N-th pending game of the next round, 1 = first),
+ * mode=chances (an estimate, labelled), cues=1 (lower thirds for cues).
+ * Returns onMessage for LiveFeed, or null when none is asked for.
+ */
+export function mountOverlayStakes(params) {
+  const mode = params.get("mode");
+  const cuesWanted = params.get("cues") === "1" || mode === "cues";
+  if (mode !== "stakes" && mode !== "chances" && !cuesWanted) return null;
+  styles();
+  const board = Math.max(1, parseInt(params.get("board") || "1", 10) || 1);
+  const box = el("div", { id: "stakes-box", class: "stakes-box", hidden: true });
+  const third = el("div", { id: "cue", class: "cue", hidden: true, role: "status", "aria-live": "polite" });
+  document.body.append(box, third);
+  // cues queue up: each lower third stays CUE_MS, the most important first (a clinch before an overtake)
+  const queue = [];
+  let busy = false;
+  const showNext = () => {
+    if (!queue.length) { busy = false; third.hidden = true; return; }
+    busy = true;
+    queue.sort((a, b) => CUE_ORDER.indexOf(a.kind) - CUE_ORDER.indexOf(b.kind));
+    const m = queue.shift();
+    fill(third, el("span", { class: `cue-kind ${m.kind}` }, CUE_LABELS[m.kind] || m.kind), el("span", { class: "cue-text" }, m.text));
+    third.dataset.kind = m.kind;
+    third.dataset.seq = String(m.seq);
+    third.hidden = false;
+    third.classList.remove("show");
+    void third.offsetWidth;  // restart the slide-in
+    third.classList.add("show");
+    setTimeout(showNext, CUE_MS);
+  };
+  return (m) => {
+    if (m.type === "cue" && cuesWanted) {
+      queue.push(m);
+      if (queue.length > 20) queue.splice(0, queue.length - 20);
+      if (!busy) { busy = true; setTimeout(showNext, 150); }  // cues of one update arrive together
+      return;
+    }
+    if (m.type !== "stakes") return;
+    const who = names(m);
+    box.dataset.seq = String(m.seq);
+    if (mode === "stakes") {
+      const next = Math.min(...m.games.map((g) => g.round ?? Infinity));
+      const game = m.games.filter((g) => (g.round ?? Infinity) === next)[board - 1];
+      box.hidden = !game;
+      if (game) fill(box, el("div", { class: "stakes-title" }, "What this board decides",
+        m.exact ? null : el("span", { class: "badge bound" }, "proven so far")), el("ol", null, gameItem(game, who)));
+    } else if (mode === "chances" && m.chances) {
+      box.hidden = false;
+      const top = [...m.chances.players].sort((a, b) => b.first - a.first).slice(0, 5);
+      fill(box, el("div", { class: "stakes-title" }, "Chances of 1st ", el("span", { class: "badge estimate" }, "estimate from ratings")),
+        el("ol", { class: "chance-list" }, top.map((p) => el("li", { dataset: { start: p.start_no } },
+          el("span", null, shortName(who.get(p.start_no) || String(p.start_no))), el("span", { class: "num" }, pct(p.first))))));
+    }
+  };
+}
