@@ -98,8 +98,10 @@ def void(round_: int, white: int, black: int, *, id: str | None = None) -> Resul
     return ResultVoided(_id(id), TID, round_, white, black)
 
 
-def bye(round_: int, player: int, kind: ByeKind = "zero", *, id: str | None = None) -> ByeRecorded:
-    return ByeRecorded(_id(id), TID, round_, player, kind)
+def bye(
+    round_: int, player: int, kind: ByeKind = "zero", *, id: str | None = None, replaces_game: bool = False
+) -> ByeRecorded:
+    return ByeRecorded(_id(id), TID, round_, player, kind, replaces_game=replaces_game)
 
 
 def withdraw(player: int, *, id: str | None = None) -> PlayerWithdrawn:

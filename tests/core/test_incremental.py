@@ -73,6 +73,7 @@ class Game:
 class Bye:
     round: int
     player: int
+    replaces_game: bool = False  # a requested bye instead of a scheduled game
 
 
 @dataclass
@@ -165,7 +166,7 @@ def play(data: st.DataObject, n_range: tuple[int, int]) -> None:
     for index, rnd in enumerate(table):
         for k, (w, b) in enumerate(rnd.pairs):
             if any(index == i and k == j % len(rnd.pairs) for i, j in swapped):
-                run.pending += [Bye(rnd.number, w), Bye(rnd.number, b)]
+                run.pending += [Bye(rnd.number, w, True), Bye(rnd.number, b, True)]
             else:
                 run.pending.append(Game(rnd.number, w, b))
         if rnd.free is not None:
@@ -205,7 +206,7 @@ def play(data: st.DataObject, n_range: tuple[int, int]) -> None:
         else:  # the next result, games and byes in any order
             item = run.pending.pop(data.draw(st.integers(0, len(run.pending) - 1), label="next"))
             if isinstance(item, Bye):
-                run.accept(bye(item.round, item.player, data.draw(BYE_KINDS)))
+                run.accept(bye(item.round, item.player, data.draw(BYE_KINDS), replaces_game=item.replaces_game))
             else:
                 result, short = data.draw(outcomes())
                 run.accept(game(item.round, item.white, item.black, result, short=short))

@@ -806,3 +806,45 @@ def test_update_names_what_changed_and_who_entered_or_left_the_qualifying_sets()
     assert order(u2.standings) == [1, 2, 4, 3]
     assert u2.summary == "P4–P3 1–0 (round 2): P4 reaches 50%, P3 falls below 50%, P1's KS +1, P2's KS −½"
     assert u2.seq == u1.seq + 1 == t.seq
+
+
+# -- byes against the schedule, and reasons in plain words ----------------------------------------
+
+
+def test_bye_for_a_player_with_a_scheduled_game_is_refused_naming_the_game(started: Tournament) -> None:
+    # Round 2 of the schedule is 4–3 and 1–2: a bye for 3 would leave 4–3 pending for ever.
+    with pytest.raises(InvalidPairing) as caught:
+        step(started, bye(2, 3))
+    assert caught.value.code == "scheduled-game"
+    assert "scheduled game 4–3 in round 2" in caught.value.reason
+    rejected(started, bye(2, 3), InvalidPairing, "scheduled-game")
+
+
+def test_bye_for_a_scheduled_player_is_accepted_once_the_opponent_withdrew(started: Tournament) -> None:
+    step(started, withdraw(4))
+    step(started, bye(2, 3))
+    assert started.entries[started.player(3)][2].is_game is False
+
+
+def test_a_game_after_a_bye_advises_voiding_the_bye_not_a_correction() -> None:
+    t, _ = settle([opened(4), bye(1, 1)])
+    with pytest.raises(InvalidPairing) as caught:
+        step(t, game(1, 1, 2, "1-0"))
+    assert "void the bye first" in caught.value.reason
+    assert "result_corrected" not in caught.value.reason
+
+
+def test_reasons_are_plain_words_not_python_reprs() -> None:
+    t, _ = settle([opened(4), game(1, 1, 2, "1-0")])
+    with pytest.raises(InvalidPairing) as caught:
+        step(t, game(2, 2, 1, "1-0"))
+    assert caught.value.reason == "players 2 and 1 have already met in round 1"
+    with pytest.raises(EventRejected) as other:
+        step(t, ResultRecorded("x-1", "another-event", 2, 1, 3, "1-0"))
+    assert "'" not in other.value.reason and "[" not in other.value.reason, other.value.reason
+
+
+def test_a_requested_bye_marked_as_replacing_the_game_is_accepted(started: Tournament) -> None:
+    step(started, bye(2, 3, "half", replaces_game=True))
+    step(started, bye(2, 4))  # the opponent of a player with a bye: nothing left to play
+    assert all(not started.entries[started.player(p)][2].is_game for p in (3, 4))

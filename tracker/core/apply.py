@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tracker.core.checks import check_new_game, check_opened, existing_game, require_tournament
+from tracker.core.checks import check_bye, check_new_game, check_opened, existing_game, require_tournament
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
-from tracker.core.errors import EventRejected, InvalidPairing, UnknownPlayer
+from tracker.core.errors import EventRejected, UnknownPlayer
 from tracker.core.events import (
     ByeRecorded,
     ByeVoided,
@@ -89,7 +89,7 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
         if state is not None:
             if already_applied(state, event):
                 return state, None
-            raise EventRejected(f"tournament {event.tournament!r} is already open", code="already-open")
+            raise EventRejected(f"tournament {event.tournament} is already open", code="already-open")
         check_opened(event)
         t = Tournament(event)
         t.applied[event.id] = fingerprint(event)
@@ -141,11 +141,7 @@ def _checked(t: Tournament, event: Event) -> tuple[int, tuple[int, ...], tuple[E
         w, b, _ = existing_game(t, event)
         return event.round, (w, b), None
     if isinstance(event, ByeRecorded):
-        p = t.player(event.player)
-        if event.round > t.rounds:
-            raise InvalidPairing(f"round {event.round} is beyond the tournament's {t.rounds} rounds")
-        if event.round in t.entries[p]:
-            raise InvalidPairing(f"player {event.player} already has a result in round {event.round}")
+        p = check_bye(t, event)
         return event.round, (p,), (bye_entry(t, event.round, event.kind),)
     if isinstance(event, ByeVoided):
         p = t.player(event.player)
@@ -236,7 +232,7 @@ def already_applied(t: Tournament, event: Event) -> bool:
         return False
     if known != fingerprint(event):
         raise EventRejected(
-            f"event id {event.id!r} was already used for a different event; "
+            f"event id {event.id} was already used for a different event; "
             "send a new id (result_corrected to change a result)",
             code="id-reused",
         )

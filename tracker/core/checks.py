@@ -11,7 +11,15 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownTournament
-from tracker.core.events import Event, ResultCorrected, ResultRecorded, ResultVoided, Scoring, TournamentOpened
+from tracker.core.events import (
+    ByeRecorded,
+    Event,
+    ResultCorrected,
+    ResultRecorded,
+    ResultVoided,
+    Scoring,
+    TournamentOpened,
+)
 from tracker.core.tiebreaks import parse_tiebreaks
 
 if TYPE_CHECKING:  # the crosstable imports rounds_needed from here
@@ -72,7 +80,8 @@ def check_opened(event: TournamentOpened) -> None:
     places = [line.places for line in event.lines]
     if len(set(places)) != len(places) or any(p > n for p in places):
         raise EventRejected(
-            f"lines {places} for {n} players: each at most {n} places, none twice", code="invalid-tournament"
+            f"lines of {', '.join(str(p) for p in places)} places for {n} players: each at most {n} places, none twice",
+            code="invalid-tournament",
         )
     if event.schedule is not None:
         known = set(numbers)
@@ -112,16 +121,22 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
     for p, number in ((w, event.white), (b, event.black)):
         if r in t.entries[p]:
             other = t.entries[p][r]
-            what = "a bye" if not other.is_game else f"a game against {t.start_nos[other.opponent]}"
+            if not other.is_game:
+                advice = "void the bye first (bye_voided) if this game was played"
+                what = "a bye"
+            elif other.opponent in (w, b):
+                advice = "send result_corrected to change its result"
+                what = "this game's result"
+            else:
+                advice = "correct or void that game first if the pairing was wrong"
+                what = f"a game against {t.start_nos[other.opponent]}"
             raise InvalidPairing(
-                f"player {number} already has {what} in round {r}; send result_corrected to change a result",
+                f"player {number} already has {what} in round {r}; {advice}",
                 code="duplicate-result" if other.is_game and other.opponent in (w, b) else "invalid-pairing",
             )
     met = t.games_between(w, b)
     if len(met) >= t.cycles:
-        raise InvalidPairing(
-            f"players {event.white} and {event.black} have already met {len(met)} time(s) (rounds {met})"
-        )
+        raise InvalidPairing(f"players {event.white} and {event.black} have already met in {rounds_words(met)}")
     per_cycle = rounds_needed(t.n, 1)
     cycle = (r - 1) // per_cycle
     if any((m - 1) // per_cycle == cycle for m in met):
@@ -132,6 +147,47 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
             hint = " (colours reversed)" if (b, w) in pairs else ""
             raise InvalidPairing(f"round {r} of the schedule has no game {event.white}–{event.black}{hint}")
     return w, b
+
+
+def check_bye(t: Tournament, event: ByeRecorded) -> int:
+    """The index of the player of a new bye, after checking the round, the player's entry and the schedule.
+
+    Raises :class:`InvalidPairing` when the round is beyond the tournament, the
+    player already has a result in it, or the schedule pairs the player in that
+    round with an opponent who can still play the game: a bye would leave that
+    game pending for ever, so the game's result (a forfeit when one side did not
+    play) is what the arbiter must enter.  The bye is allowed when the event
+    says it replaces the game (a requested bye), once either player has
+    withdrawn, or when the opponent has a bye in that round too.
+    """
+    p = t.player(event.player)
+    r = event.round
+    if r > t.rounds:
+        raise InvalidPairing(f"round {r} is beyond the tournament's {t.rounds} rounds")
+    if r in t.entries[p]:
+        other = t.entries[p][r]
+        what = f"a game against {t.start_nos[other.opponent]}" if other.is_game else "a bye"
+        raise InvalidPairing(f"player {event.player} already has {what} in round {r}")
+    for w, b in sorted((t.schedule or {}).get(r, ())):
+        if p not in (w, b):
+            continue
+        o = b if p == w else w
+        opponent_bye = r in t.entries[o] and not t.entries[o][r].is_game
+        if not (event.replaces_game or t.withdrawn[p] or t.withdrawn[o] or opponent_bye):
+            raise InvalidPairing(
+                f"player {event.player} has a scheduled game {t.start_nos[w]}–{t.start_nos[b]} in round {r}; "
+                "record its result instead (a forfeit if one side did not play), withdraw the absent player "
+                "first, or mark the bye as replacing the game (a requested bye)",
+                code="scheduled-game",
+            )
+    return p
+
+
+def rounds_words(rounds: list[int]) -> str:
+    """``[8]`` → "round 8", ``[3, 8]`` → "rounds 3 and 8", ``[1, 2, 5]`` → "rounds 1, 2 and 5"."""
+    if len(rounds) == 1:
+        return f"round {rounds[0]}"
+    return "rounds " + ", ".join(str(r) for r in rounds[:-1]) + f" and {rounds[-1]}"
 
 
 def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple[int, int, Entry]:
@@ -148,7 +204,7 @@ def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple
 
 def require_tournament(t: Tournament | None, event: Event) -> Tournament:
     if t is None:
-        raise UnknownTournament(f"no tournament {event.tournament!r} is open")
+        raise UnknownTournament(f"no tournament {event.tournament} is open")
     if t.id != event.tournament:
-        raise UnknownTournament(f"event for {event.tournament!r} sent to tournament {t.id!r}")
+        raise UnknownTournament(f"an event for tournament {event.tournament} was sent to tournament {t.id}")
     return t

@@ -213,7 +213,7 @@ class Tournament:
         try:
             return self.index[start_no]
         except KeyError:
-            raise UnknownPlayer(f"tournament {self.id!r} has no player with start number {start_no}") from None
+            raise UnknownPlayer(f"tournament {self.id} has no player with start number {start_no}") from None
 
     def results_of(self, i: int) -> tuple[tuple[int, int, str, str], ...]:
         """Player ``i``'s crosstable line: (round, opponent start no or 0, colour, TRF code)."""

@@ -160,13 +160,20 @@ class ResultVoided(msgspec.Struct, frozen=True, tag="result_voided", tag_field="
 
 
 class ByeRecorded(msgspec.Struct, frozen=True, tag="bye_recorded", tag_field="type", forbid_unknown_fields=True):
-    """``player`` has no game in ``round``: a free round or a requested bye."""
+    """``player`` has no game in ``round``: a free round or a requested bye.
+
+    ``replaces_game`` says the arbiter knows the player's scheduled game of
+    that round will not be played (a requested bye).  Without it a bye for a
+    player the schedule pairs in that round is refused: a bye entered by
+    mistake would leave that game pending for ever.
+    """
 
     id: EventId
     tournament: TournamentId
     round: RoundNo
     player: StartNo
     kind: ByeKind = "zero"
+    replaces_game: bool = False
 
 
 class ByeVoided(msgspec.Struct, frozen=True, tag="bye_voided", tag_field="type", forbid_unknown_fields=True):

@@ -260,7 +260,10 @@ def replay_events(t: Tournament) -> list[Event]:
                 continue
             number = t.start_nos[i]
             if e.opponent == BYE:
-                events.append(ByeRecorded(f"{base}/rebuild/{r}/{number}", tid, r, number, _BYES[e.code]))
+                # the state held this bye: whatever the schedule said, it replaced the game
+                events.append(
+                    ByeRecorded(f"{base}/rebuild/{r}/{number}", tid, r, number, _BYES[e.code], replaces_game=True)
+                )
             elif e.white:
                 other = t.entries[e.opponent][r]
                 result, short = _RESULTS[(e.code, other.code)]

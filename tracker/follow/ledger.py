@@ -175,7 +175,9 @@ class Ledger:
         for bye, kind in sorted(new.byes.items()):
             if self.byes.get(bye) != kind:
                 event_id = self._bye_id("recorded", bye, None, kind)
-                recordings.append(((bye[0], bye[1], 1), ByeRecorded(event_id, tid, bye[0], bye[1], kind)))
+                recordings.append(
+                    ((bye[0], bye[1], 1), ByeRecorded(event_id, tid, bye[0], bye[1], kind, replaces_game=True))
+                )
         return voids + corrections + [event for _, event in sorted(recordings, key=lambda pair: pair[0])]
 
     def apply(self, event: Event) -> None:

@@ -674,7 +674,10 @@ def _round_event(
         )
     if (block.code, other.code) == (" ", " "):
         if unplayed:
-            return ByeRecorded(id=bye_id(tid, r, no), tournament=tid, round=r, player=no, kind="zero")
+            # paired but never played: the zero bye replaces the scheduled game
+            return ByeRecorded(
+                id=bye_id(tid, r, no), tournament=tid, round=r, player=no, kind="zero", replaces_game=True
+            )
         return None
     if block.colour == "b":
         return None
