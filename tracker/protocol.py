@@ -20,6 +20,9 @@ Server → client::
                chances from ratings, labelled as an estimate
     cue        (``"stakes": true``) a line clinched or lost, a new leader, an
                overtake on a tie-break: a moment for a lower third
+    schedule   (arbiters only, on subscribe) the published pairings, per round
+    notices    (arbiters only, on subscribe and on every change) the recent
+               rejected submissions: what every arbiter device shows
 
 Decoding is strict: :func:`decode_client` returns one typed message or
 raises :class:`~tracker.core.errors.DecodeError`.  Encoding happens once per
@@ -454,6 +457,53 @@ class ProjectionMessage(ProjectionJSON):
     """For arbiters (``subscribe`` with a token): what the remaining games can still change."""
 
     type: Literal["projection"]
+
+
+class NoticeJSON(TypedDict):
+    """One rejected submission, as every arbiter device lists it.
+
+    ``id`` increases from one notice to the next (a page shows each once),
+    ``at`` is when it was refused (Unix seconds), ``event`` the event refused.
+    """
+
+    id: int
+    at: float
+    code: str
+    reason: str
+    event: Event
+
+
+class NoticesMessage(TypedDict):
+    """For arbiters: the tournament's recent rejected submissions, oldest first (at most a few dozen).
+
+    Sent on an arbiter's subscribe and to every arbiter of the tournament
+    whenever one is added, so a reloaded page or a second device sees them too.
+    """
+
+    type: Literal["notices"]
+    tournament: str
+    notices: list[NoticeJSON]
+
+
+class ScheduleMessage(TypedDict):
+    """For arbiters, on subscribe: the published pairings, ``rounds[r - 1]`` the (white, black) pairs of round r.
+
+    Empty when the tournament was opened without a schedule.
+    """
+
+    type: Literal["schedule"]
+    tournament: str
+    rounds: list[list[tuple[int, int]]]
+
+
+def notices_message(tournament: str, notices: list[NoticeJSON]) -> bytes:
+    body: NoticesMessage = {"type": "notices", "tournament": tournament, "notices": notices}
+    return _encoder.encode(body)
+
+
+def schedule_message(tournament: str, rounds: list[list[tuple[int, int]]]) -> bytes:
+    body: ScheduleMessage = {"type": "schedule", "tournament": tournament, "rounds": rounds}
+    return _encoder.encode(body)
 
 
 def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:

@@ -49,8 +49,10 @@ from tracker.protocol import (
     AckMessage,
     CueMessage,
     ErrorMessage,
+    NoticesMessage,
     ProjectionMessage,
     RejectedMessage,
+    ScheduleMessage,
     SnapshotMessage,
     StakesMessage,
     Submit,
@@ -70,6 +72,8 @@ SERVER_MESSAGES: Final[tuple[type, ...]] = (
     ProjectionMessage,
     StakesMessage,
     CueMessage,
+    ScheduleMessage,
+    NoticesMessage,
 )
 CLIENT_MESSAGES: Final[tuple[type, ...]] = (Subscribe, Unsubscribe, Submit)
 EVENTS: Final[tuple[type, ...]] = (

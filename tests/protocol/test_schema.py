@@ -42,14 +42,17 @@ from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.trf import parse_trf
 from tracker.protocol import (
+    NoticeJSON,
     Submit,
     Subscribe,
     Unsubscribe,
     ack_message,
     encode,
     error_message,
+    notices_message,
     projection_json,
     rejected_message,
+    schedule_message,
     snapshot_message,
     standings_payload,
     update_message,
@@ -63,7 +66,7 @@ TRF_FILES = [
     data_file("fide-tec-exercise16-rr6.trf"),
     *sorted((REPO / "tests" / "data").glob("*.trf")),
 ]
-SERVER_TYPES = ("snapshot", "update", "ack", "rejected", "error", "projection", "stakes", "cue")
+SERVER_TYPES = ("snapshot", "update", "ack", "rejected", "error", "projection", "stakes", "cue", "schedule", "notices")
 
 
 def _closed(node: Any) -> Any:
@@ -255,6 +258,9 @@ def test_messages_built_by_the_protocol_module_match_the_closed_server_schemas()
     check_server_message(rejected_message("e1", "unknown-player", "no player 12", ref=None), union=True)
     check_server_message(rejected_message(None, "bad-message", "not JSON"), union=True)
     check_server_message(error_message("unknown-tournament", "no tournament 'x'"), union=True)
+    check_server_message(schedule_message("held", [[(1, 2), (3, 4)], []]), union=True)
+    notice: NoticeJSON = {"id": 3, "at": 1.5, "code": "scheduled-game", "reason": "r", "event": tf.events[0]}
+    check_server_message(notices_message("held", [notice]), union=True)
 
 
 def test_a_message_with_a_field_the_schema_does_not_know_fails_the_drift_check() -> None:

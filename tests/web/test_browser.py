@@ -465,8 +465,8 @@ def test_arbiter_submits_and_corrects_a_result_and_spectators_see_both(
     dash.select_option("#result", "1-0")
     assert "duplicate" in dash.locator("#precheck").inner_text()
     dash.click("#send")
-    dash.wait_for_selector('#rejected li[data-code="duplicate-result"]')
-    dash.wait_for_selector('#warnings li[data-kind="duplicate"]')
+    dash.wait_for_selector('#warnings li[data-kind="duplicate"][data-code="duplicate-result"]')
+    assert dash.locator('#rejected li[data-code="duplicate-result"]').count() == 0, "a duplicate is listed once"
 
     # the correction, from the round's list of recorded games
     dash.click('#round-games tr[data-white="3"][data-black="1"] button:text("Correct")')
@@ -489,6 +489,114 @@ def test_arbiter_submits_and_corrects_a_result_and_spectators_see_both(
     # the spectator can see the update before the dashboard has rendered its own ack: wait for it
     dash.wait_for_function("() => document.querySelectorAll('#accepted li').length >= 3", timeout=10_000)
     assert dash.locator("#accepted li").count() == 3
+
+
+def open_dashboard(pages: Pages, tracker: RunningTracker, tid: str, seq: int) -> Page:
+    """An arbiter dashboard signed in and showing ``seq``."""
+    dash = pages.open(f"{tracker.http_url}/arbiter/{tid}")
+    dash.fill("#token", TOKEN)
+    dash.click("#gate-form button[type=submit]")
+    wait_seq(dash, seq)
+    return dash
+
+
+def sinquefield_after(tracker: RunningTracker, rounds: int) -> tuple[str, int]:
+    """The Sinquefield Cup 2021 up to ``rounds`` in ``tracker``: its id and seq."""
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf"))).until_round(rounds)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events_of(tf))
+    return tf.opened.tournament, seq
+
+
+def test_arbiter_enters_the_last_round_with_one_click_per_game_and_can_undo(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tid, seq = sinquefield_after(tracker, 8)
+    dash = open_dashboard(pages, tracker, tid, seq)
+    # round 9's five scheduled games are rows, in board order; nothing of round 8 is offered
+    dash.wait_for_selector('[data-pending="9:3-9"]')
+    rows = dash.eval_on_selector_all(
+        '#pending .pending-round[data-round="9"] [data-pending]', "rs => rs.map(r => r.dataset.pending)"
+    )
+    assert rows == ["9:3-9", "9:4-1", "9:5-8", "9:6-2", "9:7-10"]
+    assert dash.locator('[data-pending^="8:"]').count() == 0
+    # the form starts on a game of the open round, not on "1 – 2"
+    assert (dash.input_value("#round"), dash.input_value("#white"), dash.input_value("#black")) == ("9", "3", "9")
+
+    # one click: Mamedyarov–Vachier-Lagrave ½–½ is recorded
+    dash.click('[data-pending="9:3-9"] [data-result="1/2-1/2"]')
+    wait_seq(dash, seq + 1)
+    row = standings_of(tracker, tid)["standings"]
+    mvl = next(r for r in row if r["start_no"] == 9)
+    assert [9, 3, "b", "="] in [list(x) for x in mvl["results"]]
+    dash.wait_for_selector('[data-pending="9:3-9"].done [data-undo]')
+    # undo within the few seconds: the game is voided and offered again
+    dash.click('[data-pending="9:3-9"] [data-undo]')
+    wait_seq(dash, seq + 2)
+    dash.wait_for_selector('[data-pending="9:3-9"]:not(.done) [data-result="1-0"]')
+    assert not any(
+        x[0] == 9 for x in next(r for r in standings_of(tracker, tid)["standings"] if r["start_no"] == 9)["results"]
+    )
+
+    # keyboard: focus a row, "1" records White's win and moves to the next row
+    dash.focus('[data-pending="9:4-1"]')
+    dash.keyboard.press("1")
+    wait_seq(dash, seq + 3)
+    dash.wait_for_function("() => document.activeElement.dataset.pending === '9:5-8'")
+    dash.keyboard.press("=")
+    wait_seq(dash, seq + 4)
+    # a forfeit from the row's menu
+    dash.select_option('[data-pending="9:6-2"] select[data-forfeit]', "-+")
+    wait_seq(dash, seq + 5)
+    results = {
+        (r["start_no"], x[1]): x[3] for r in standings_of(tracker, tid)["standings"] for x in r["results"] if x[0] == 9
+    }
+    assert (results[(4, 1)], results[(5, 8)], results[(6, 2)]) == ("1", "=", "-")
+    # once the undo time is over, entered games leave the list; the later rounds' rows are there too
+    dash.wait_for_function("() => !document.querySelector('[data-pending=\"9:4-1\"]')", timeout=15_000)
+    assert dash.locator('#pending [data-pending="9:7-10"] [data-result]').count() == 3
+
+
+def test_a_bye_for_a_scheduled_player_is_refused_and_every_arbiter_device_sees_it_after_a_reload(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tid, seq = sinquefield_after(tracker, 8)
+    dash = open_dashboard(pages, tracker, tid, seq)
+    second = open_dashboard(pages, tracker, tid, seq)  # another arbiter device, open all along
+    dash.wait_for_selector('[data-pending="9:7-10"]')
+
+    # Svidler (7) has a round-9 game against Xiong (10): the form warns, the server refuses and names the game
+    dash.click("label:has(> input[name=action][value=bye])")
+    dash.select_option("#round", "9")
+    dash.select_option("#player", "7")
+    assert "scheduled game" in dash.locator("#precheck").inner_text()
+    dash.click("#send")
+    item = dash.wait_for_selector('#rejected li[data-code="scheduled-game"]')
+    assert item is not None
+    reason = item.inner_text()
+    assert "scheduled game 7–10 in round 9" in reason and "Svidler" in reason
+    assert "(" not in reason.split("—", 1)[1].split("(a forfeit")[0], f"plain words: {reason}"
+    assert dash.locator('[data-pending="9:7-10"] [data-result]').count() == 3, "the game is still to be entered"
+    # the same game entered twice: one warning, not also a rejection
+    game = ResultRecorded(id="again", tournament=tid, round=8, white=1, black=7, result="1-0")
+    with arbiter_of(tracker) as arbiter:
+        arbiter.ws.send(json.dumps({"type": "submit", "token": TOKEN, "event": json.loads(encode_event(game))}))
+        assert json.loads(arbiter.ws.recv(timeout=10))["type"] == "rejected"
+
+    def shows_both(page: Page) -> None:
+        page.wait_for_selector('#rejected li[data-code="scheduled-game"]')
+        page.wait_for_selector('#warnings li[data-kind="duplicate"]')
+        assert page.locator('#rejected li[data-code="scheduled-game"]').count() == 1
+        assert page.locator('#rejected li[data-code="duplicate-result"]').count() == 0
+        assert page.locator('#warnings li[data-kind="duplicate"]').count() == 1
+
+    shows_both(second)
+    dash.reload()  # same tab: the token is still in the session
+    shows_both(dash)
+    third = open_dashboard(pages, tracker, tid, seq)  # a device that was never open before
+    shows_both(third)
 
 
 def test_arbiter_dashboard_refuses_a_wrong_token(tracker_factory: Callable[..., RunningTracker], pages: Pages) -> None:
@@ -556,9 +664,9 @@ def test_markup_in_names_is_shown_as_text_on_every_page(
     dash.select_option("#round", "1")
     dash.select_option("#white", "1")
     dash.select_option("#black", "2")
-    dash.click("#send")  # a duplicate: its rejection names the players
-    dash.wait_for_selector('#rejected li[data-code="duplicate-result"]')
-    assert XSS_NAME in dash.locator("#rejected li").first.inner_text()
+    dash.click("#send")  # a duplicate: its warning names the players
+    dash.wait_for_selector('#warnings li[data-code="duplicate-result"]')
+    assert XSS_NAME in dash.locator('#warnings li[data-kind="duplicate"]').first.inner_text()
     shows_text_only(dash)
 
     index = pages.open(f"{tracker.http_url}/", bypass_csp=True)
@@ -661,7 +769,7 @@ def test_screenshots_of_the_pages_for_the_readme(
     dash.select_option("#white", str(first.white))
     dash.select_option("#black", str(first.black))
     dash.click("#send")
-    dash.wait_for_selector('#rejected li[data-code="duplicate-result"]')
+    dash.wait_for_selector('#warnings li[data-code="duplicate-result"]')
     dash.wait_for_selector("#proj-players tbody tr")
     dash.wait_for_function(
         "s => !document.getElementById('proj-meta').textContent.includes('updating') &&"

@@ -14,16 +14,27 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from tracker.config import ServerConfig
 from tracker.core.errors import DecodeError, EventRejected
+from tracker.core.events import Event
 from tracker.gateway.auth import Bucket, TokenGuard, Verdict, address_of
 from tracker.gateway.backend import Backend
+from tracker.gateway.desk import Desk
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
-from tracker.protocol import Submit, Subscribe, ack_message, decode_client, error_message, rejected_message
+from tracker.protocol import (
+    Submit,
+    Subscribe,
+    ack_message,
+    decode_client,
+    error_message,
+    notices_message,
+    rejected_message,
+    schedule_message,
+)
 
 
 @dataclass(slots=True)
@@ -59,6 +70,7 @@ class Websockets:
         self.clients: dict[ServerConnection, Client] = {}
         self._buckets: dict[str, Bucket] = {}
         self.guard = TokenGuard(config.token, metrics=metrics)
+        self.desk = Desk()
         metrics.gauges["tracker_connections"] = lambda: len(self.clients)
 
     def arbiters(self, tournament: str) -> list[ServerConnection]:
@@ -130,6 +142,11 @@ class Websockets:
         client.stakes_of.discard(tid)
         await self.hub.subscribe(conn, tid, message.since, message.delay)
         if tid in client.arbiter_of:
+            state = self.backend.state(tid)
+            schedule = state.opened.schedule if state is not None else None
+            rounds = [[(w, b) for w, b in pairs] for pairs in schedule or ()]
+            await conn.send(schedule_message(tid, rounds).decode())
+            await conn.send(notices_message(tid, self.desk.notices(tid)).decode())
             self.arbiter_joined(tid)
         if message.stakes:
             client.stakes_of.add(tid)
@@ -151,10 +168,17 @@ class Websockets:
         except EventRejected as exc:
             self.metrics.inc("tracker_events_rejected_total")
             await reply(conn, rejected_message(event.id, exc.code, exc.reason, message.ref))
+            self._noted(event, exc)
             return
         self.metrics.inc("tracker_events_accepted_total")
         await reply(conn, ack_message(event.id, event.tournament, seq, message.ref))
         self.metrics.ack_latency.observe(time.perf_counter() - started)
+
+    def _noted(self, event: Event, exc: EventRejected) -> None:
+        """Keep the rejection on the desk and send the tournament's notices to each of its arbiters."""
+        self.desk.note(event, exc.code, exc.reason)
+        data = notices_message(event.tournament, self.desk.notices(event.tournament)).decode()
+        broadcast(self.arbiters(event.tournament), data)  # never waits; a closed connection is skipped
 
     def check(self, conn: ServerConnection, token: str) -> Verdict:
         """The arbiter token check for ``conn``'s address (constant time, throttled: tracker/gateway/auth.py)."""

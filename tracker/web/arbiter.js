@@ -17,8 +17,11 @@ let feed = null;
 let payload = null;
 let projection = null;
 let playersKey = "";
-const pending = new Map();     // event id → {event, text}
-const duplicates = [];         // warnings about results entered twice
+const pending = new Map();     // event id → {event, text, onAck?, onReject?}
+let schedule = [];             // schedule[r - 1]: the [white, black] pairs of round r (the server's "schedule")
+let notices = [];              // the server's recent rejections, shared by every arbiter device
+const recent = new Map();      // "R:W-B" → {result, state: "sending"|"done", until, undoing}
+const UNDO_MS = 6000;          // how long an entry can be undone from its row
 
 // -- token ------------------------------------------------------------------------
 
@@ -151,7 +154,28 @@ function buildSelects() {
     if (players.length > 1) $("black").value = String(players[1][0]);
     const open = firstOpenRound();
     if (open) $("round").value = String(open);
+    defaultGame();
   }
+}
+
+/** Put the first game of the selected round still without a result in the form (when there is a schedule). */
+function defaultGame() {
+  const game = pendingGames(num("round"))[0];
+  if (!game) return;
+  $("white").value = String(game.white);
+  $("black").value = String(game.black);
+}
+
+/** The scheduled games of round r (in board order) that have no result yet: [{round, white, black, board}]. */
+function pendingGames(round) {
+  const pairs = schedule[round - 1] || [];
+  return pairs.map(([white, black], i) => ({ round, white, black, board: i + 1 }))
+    .filter((g) => !entryOf(g.white, round) && !entryOf(g.black, round));
+}
+
+/** The scheduled game of `player` in round r: [white, black] or null. */
+function scheduledGame(player, round) {
+  return (schedule[round - 1] || []).find(([w, b]) => w === player || b === player) || null;
 }
 
 /** The first round in which someone has no result yet. */
@@ -188,6 +212,11 @@ function precheck() {
     }
   } else if (a === "bye" && entryOf(num("player"), round)) {
     notes.push(`${who(num("player"))} already has a result in round ${round}.`);
+  } else if (a === "bye" && scheduledGame(num("player"), round) && !$("replaces").checked) {
+    const [w, b] = scheduledGame(num("player"), round);
+    if (!entryOf(w, round) && !entryOf(b, round)) {
+      notes.push(`${who(num("player"))} has a scheduled game ${who(w)} – ${who(b)} in round ${round}: enter its result (a forfeit if one side did not play). A bye is refused unless it is a requested bye that replaces the game.`);
+    }
   } else if (a === "withdraw" && rowOf(num("player"))?.withdrawn) {
     notes.push(`${who(num("player"))} has already withdrawn.`);
   }
@@ -206,28 +235,36 @@ function buildEvent() {
     case "record": return { type: "result_recorded", ...base, white: num("white"), black: num("black"), result: $("result").value };
     case "correct": return { type: "result_corrected", ...base, white: num("white"), black: num("black"), result: $("result").value };
     case "void": return { type: "result_voided", ...base, white: num("white"), black: num("black") };
-    case "bye": return { type: "bye_recorded", ...base, player: num("player"), kind: $("kind").value };
+    case "bye": return { type: "bye_recorded", ...base, player: num("player"), kind: $("kind").value, replaces_game: $("replaces").checked };
     default: return { type: "player_withdrawn", id: base.id, tournament, player: num("player"), reason: $("reason").value.trim() };
   }
+}
+
+/** Send one event; false (and a note in Rejected) when it could not be sent. */
+function submit(event, hooks = {}) {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (!token) { showGate("Enter the arbiter token."); return false; }
+  const text = describeEvent(event);
+  if (!feed || !feed.send({ type: "submit", token, event, ref: event.id })) {
+    alertItem($("rejected"), "danger", "not-connected", `${text}: not sent, the connection is down. Try again when it is back.`);
+    return false;
+  }
+  pending.set(event.id, { event, text, ...hooks });
+  return true;
 }
 
 form.addEventListener("submit", (e) => {
   e.preventDefault();
   if (!payload || !feed) return;
-  const event = buildEvent();
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (!token) return showGate("Enter the arbiter token.");
-  const text = describeEvent(event);
-  if (!feed.send({ type: "submit", token, event, ref: event.id })) {
-    alertItem($("rejected"), "danger", "not-connected", `${text}: not sent, the connection is down. Try again when it is back.`);
-    return;
-  }
-  pending.set(event.id, { event, text });
+  if (!submit(buildEvent())) return;
   $("send").disabled = true;
   setTimeout(() => { $("send").disabled = false; }, 300);
 });
 
-form.addEventListener("change", syncForm);
+form.addEventListener("change", (e) => {
+  if (e.target.id === "round" && payload?.standings.length) defaultGame();
+  syncForm();
+});
 form.addEventListener("input", precheck);
 
 /** Fill the form from a recorded game (the Correct and Void buttons). */
@@ -243,8 +280,9 @@ function prefill(kind, game, round) {
 
 // -- rendering ----------------------------------------------------------------------
 
-function clock() {
-  return new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+function clock(at) {
+  const when = at ? new Date(at * 1000) : new Date();
+  return when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
 function alertItem(list, kind, code, text, data) {
@@ -264,6 +302,7 @@ function onStandings(message) {
   if (!n) return;
   buildSelects();
   renderWarnings();
+  renderPending();
   renderRound();
   precheck();
   renderProjection();
@@ -300,7 +339,23 @@ function renderWarnings() {
       : `Round ${r} is missing results: no result or bye yet for ${names}.`;
     list.append(el("li", { class: "warning", dataset: { kind: "missing", round: r } }, text));
   }
-  for (const d of duplicates.slice(-10)) list.append(el("li", { class: "danger", dataset: { kind: "duplicate" } }, d));
+  for (const n of notices.filter((x) => x.code === "duplicate-result").slice(-10).reverse()) {
+    list.append(el("li", { class: "danger", dataset: { kind: "duplicate", code: n.code, notice: n.id } },
+      el("time", null, clock(n.at)), " ",
+      `Result entered twice: ${describeEvent(n.event)} was already recorded, so the second entry was refused. Use Correct to change it.`));
+  }
+}
+
+/** The shared rejections: duplicates are warnings (above), every other one is listed once under Rejected. */
+function renderNotices() {
+  const list = $("rejected");
+  for (const li of [...list.querySelectorAll("li[data-notice]")]) li.remove();
+  for (const n of notices.filter((x) => x.code !== "duplicate-result")) {
+    list.prepend(el("li", { class: "danger", dataset: { notice: n.id, code: n.code, id: n.event?.id || "" } },
+      el("time", null, clock(n.at)), " ", el("span", { class: "code" }, n.code), " ",
+      el("span", null, `${describeEvent(n.event)} — ${n.reason}`)));
+  }
+  if (payload && payload.standings.length) renderWarnings();
 }
 
 function onMessage(m) {
@@ -308,15 +363,24 @@ function onMessage(m) {
     const item = pending.get(m.id);
     pending.delete(m.id);
     alertItem($("accepted"), "good", `seq ${m.seq}`, item ? item.text : m.id, { id: m.id });
+    item?.onAck?.(m);
   } else if (m.type === "rejected") {
     const item = pending.get(m.id);
     pending.delete(m.id);
     if (m.code === "unauthorized") return refused(m.reason);
-    const text = `${item ? item.text : m.id || "event"} — ${m.reason}`;
-    alertItem($("rejected"), "danger", m.code, text, { id: m.id || "", code: m.code });
-    if (m.code === "duplicate-result" && item) {
-      duplicates.push(`Result entered twice: ${describeEvent(item.event)} was already recorded, so the second entry was rejected. Use Correct to change it.`);
-      renderWarnings();
+    item?.onReject?.(m);
+    // what the server refused comes back to every arbiter device as "notices"; only refusals before the
+    // event reached the tournament (rate limits) are shown from here
+    if (m.code === "rate-limited") alertItem($("rejected"), "danger", m.code, `${item ? item.text : m.id || "event"} — ${m.reason}`, { id: m.id || "", code: m.code });
+  } else if (m.type === "notices" && m.tournament === tournament) {
+    notices = m.notices;
+    renderNotices();
+  } else if (m.type === "schedule" && m.tournament === tournament) {
+    schedule = m.rounds;
+    if (payload && payload.standings.length) {
+      if (!recent.size && !$("entry").contains(document.activeElement)) defaultGame();
+      renderPending();
+      precheck();
     }
   } else if (m.type === "error") {
     if (m.code === "unauthorized") return refused(m.reason);
@@ -332,6 +396,142 @@ function onStatus(s) {
   node.className = `status ${s}`;
   fill(node, STATUS_WORDS[s]);
 }
+
+// -- one-click entry ------------------------------------------------------------------
+
+const keyOf = (g) => `${g.round}:${g.white}-${g.black}`;
+const SHORT_RESULT = { "1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−" };
+let undoTimer = null;
+
+/** Record `result` for a scheduled game from its row; the row then offers Undo for a few seconds. */
+function enter(game, result) {
+  const key = keyOf(game);
+  if (recent.has(key)) return;
+  const event = { type: "result_recorded", id: newId(), tournament, round: game.round, white: game.white, black: game.black, result };
+  const item = { game, result, state: "sending", until: 0 };
+  recent.set(key, item);
+  const sent = submit(event, {
+    onAck: () => { item.state = "done"; item.until = Date.now() + UNDO_MS; item.event = event; tick(); renderPending(); },
+    onReject: () => { recent.delete(key); renderPending(); },
+  });
+  if (!sent) recent.delete(key);
+  renderPending();
+}
+
+/** Take back an entry made from a row: void the game (it becomes pending again). */
+function undo(key) {
+  const item = recent.get(key);
+  if (!item || item.state !== "done" || item.undoing) return;
+  item.undoing = true;
+  const { game } = item;
+  const event = { type: "result_voided", id: newId(), tournament, round: game.round, white: game.white, black: game.black };
+  const sent = submit(event, {
+    onAck: () => { recent.delete(key); renderPending(); focusRow(key); },
+    onReject: () => { item.undoing = false; renderPending(); },
+  });
+  if (!sent) item.undoing = false;
+  renderPending();
+}
+
+/** Expire the undo offers; re-render while any countdown runs. */
+function tick() {
+  clearTimeout(undoTimer);
+  const now = Date.now();
+  let live = false;
+  for (const [key, item] of recent) {
+    if (item.state === "done" && !item.undoing && item.until <= now) recent.delete(key);
+    else live = true;
+  }
+  renderPending();
+  if (live) undoTimer = setTimeout(tick, 1000);
+}
+
+function focusRow(key) {
+  const row = document.querySelector(`#pending [data-pending="${key}"]`);
+  if (row) row.focus();
+}
+
+function pendingRow(game) {
+  const key = keyOf(game);
+  const item = recent.get(key);
+  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, `Board ${game.board}`), who(game.white), " – ", who(game.black));
+  if (item && item.state === "done") {
+    const left = Math.max(0, Math.ceil((item.until - Date.now()) / 1000));
+    return el("div", { class: "pending-row done", tabindex: 0, dataset: { pending: key, entered: item.result } },
+      title,
+      el("span", { class: "entered" }, `entered ${SHORT_RESULT[item.result]}`),
+      el("span", { class: "undo-bar" },
+        el("button", { type: "button", class: "btn small secondary", dataset: { undo: key }, disabled: item.undoing, onclick: () => undo(key) }, item.undoing ? "Undoing…" : "Undo"),
+        el("span", { class: "countdown" }, item.undoing ? "" : `${left} s`)));
+  }
+  const sending = item && item.state === "sending";
+  return el("div", { class: `pending-row${sending ? " sending" : ""}`, tabindex: 0, dataset: { pending: key }, "aria-label": `Round ${game.round}: ${who(game.white)} against ${who(game.black)}` },
+    title,
+    el("span", { class: "results" },
+      ["1-0", "1/2-1/2", "0-1"].map((r) => el("button", {
+        type: "button", class: "btn small", dataset: { result: r }, disabled: sending,
+        title: { "1-0": "White wins (key 1)", "1/2-1/2": "Draw (key =)", "0-1": "Black wins (key 0)" }[r],
+        onclick: () => enter(game, r),
+      }, SHORT_RESULT[r])),
+      el("select", { "aria-label": "Forfeit", dataset: { forfeit: key }, disabled: sending, onchange: (e) => { if (e.target.value) enter(game, e.target.value); } },
+        el("option", { value: "" }, "Forfeit…"),
+        el("option", { value: "+-" }, "+/− White wins by forfeit"),
+        el("option", { value: "-+" }, "−/+ Black wins by forfeit"),
+        el("option", { value: "--" }, "−/− double forfeit"))));
+}
+
+function renderPending() {
+  const box = $("pending");
+  if (!payload || !payload.standings.length) return;
+  if (!schedule.length) {
+    fill(box, el("p", { class: "legend" }, "This tournament was opened without a schedule: enter results with the form below."));
+    return;
+  }
+  const focused = document.activeElement?.closest?.("[data-pending]")?.dataset.pending;
+  const open = new Set([...box.querySelectorAll("details[open]")].map((d) => d.dataset.round));
+  const rounds = [];
+  for (let r = 1; r <= schedule.length; r++) {
+    const games = (schedule[r - 1] || []).map(([white, black], i) => ({ round: r, white, black, board: i + 1 }))
+      .filter((g) => recent.has(keyOf(g)) || (!entryOf(g.white, r) && !entryOf(g.black, r)));
+    if (games.length) rounds.push([r, games]);
+  }
+  fill(box, rounds.length ? rounds.map(([r, games], i) => {
+    const rows = games.map(pendingRow);
+    const heading = `Round ${r} · ${games.length} game${games.length === 1 ? "" : "s"} to enter`;
+    return i === 0
+      ? el("div", { class: "pending-round", dataset: { round: r } }, el("h3", null, heading), rows)
+      : el("details", { class: "pending-round", dataset: { round: r }, open: open.has(String(r)) }, el("summary", null, heading), rows);
+  }) : el("p", { class: "legend" }, "Every scheduled game has a result."));
+  if (focused) focusRow(focused);
+}
+
+const KEYS = { "1": "1-0", "=": "1/2-1/2", "5": "1/2-1/2", "0": "0-1" };
+
+$("pending").addEventListener("keydown", (e) => {
+  const row = e.target.closest?.("[data-pending]");
+  if (!row || e.target.tagName === "SELECT" || e.altKey || e.ctrlKey || e.metaKey) return;
+  const rows = [...$("pending").querySelectorAll("[data-pending]")].filter((x) => x.offsetParent !== null);
+  const at = rows.indexOf(row);
+  if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+    rows[at + (e.key === "ArrowDown" ? 1 : -1)]?.focus();
+    e.preventDefault();
+    return;
+  }
+  if (e.target !== row) return;  // a key on a button keeps its usual meaning
+  const [round, players] = row.dataset.pending.split(":");
+  const [white, black] = players.split("-").map(Number);
+  if ((e.key === "u" || e.key === "Backspace") && recent.get(row.dataset.pending)?.state === "done") {
+    undo(row.dataset.pending);
+    e.preventDefault();
+    return;
+  }
+  const result = KEYS[e.key];
+  if (!result || row.classList.contains("done")) return;
+  e.preventDefault();
+  const next = rows[at + 1]?.dataset.pending;
+  enter({ round: Number(round), white, black, board: 0 }, result);
+  if (next) focusRow(next);
+});
 
 // -- projection -----------------------------------------------------------------------
 
