@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -761,5 +762,53 @@ async def test_following_a_local_pgn_file(tracker_server: RunningTracker, tmp_pa
         assert (await follower.poll()).acked == ()
         live.write_text(pgn(rounds[1] + rounds[2]), encoding="utf-8")
         assert [shape(e) for e in (await follower.poll()).acked] == recorded(rounds[2], pgn_number)
+    finally:
+        await follower.tracker.aclose()
+
+
+async def test_follow_reports_a_conflict_with_an_arbiters_entry_and_leaves_it_unless_told_to_override(
+    tracker_server: RunningTracker, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tid = "bye-conflict"
+    live = tmp_path / "bye-conflict.trf"
+    follower = Follower(FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+    try:
+        live.write_text(arbiter_trf(BYES, blocks_until(BYES, 1), {2}), encoding="utf-8")
+        assert len((await follower.poll()).acked) == 5
+        # by hand, on the arbiter page: Alpha (1) has a half-point bye in round 2
+        async with connect(tracker_server.ws_url) as ws:
+            hand = ByeRecorded(id="by-hand", tournament=tid, round=2, player=1, kind="half")
+            await submit(ws, tracker_server.token, hand)
+            assert (await reply_to(ws, "by-hand"))["type"] == "ack"
+        # the source then says Alpha–Bravo 1-0 in round 2: reported, the arbiter's bye left as it is
+        live.write_text(arbiter_trf(BYES, blocks_until(BYES, 2), {3}), encoding="utf-8")
+        with caplog.at_level(logging.WARNING, logger="tracker.follow"):
+            first = await follower.poll()  # follow did not know of the bye yet: the tracker refuses the game
+            assert [(shape(e), code) for e, code, _ in first.rejected] == [
+                (("result_recorded", 2, 1, 2, "1-0"), "invalid-pairing")
+            ]
+            assert ("result_recorded", 2, 5, 3, "0-1") in [shape(e) for e in first.acked]
+            # the next version of the source: follow reads the tracker again and sees the arbiter's bye
+            live.write_text(arbiter_trf(BYES, blocks_until(BYES, 2), {3, 4}), encoding="utf-8")
+            result = await follower.poll()
+            again = await follower.poll()  # still in conflict: reported once
+        assert [shape(e) for e in result.held] == [
+            ("bye_voided", 2, 1, None, None),
+            ("result_recorded", 2, 1, 2, "1-0"),
+        ]
+        assert again.acked == () and len(again.held) == 2
+        conflicts = [r for r in caplog.records if "conflict" in r.getMessage()]
+        assert len(conflicts) == 2 and all(r.levelno == logging.WARNING for r in conflicts)
+        assert "--override" in conflicts[0].getMessage()
+        rows = http_json(tracker_server, f"/api/tournaments/{tid}/standings")["standings"]
+        alpha = next(r for r in rows if r["start_no"] == 1)
+        assert [2, 0, "-", "H"] in alpha["results"], "the arbiter's bye is still there"
+        # told to override: the source's result replaces the arbiter's bye
+        follower.override = True
+        forced = await follower.poll()
+        assert [shape(e) for e in forced.acked] == [
+            ("bye_voided", 2, 1, None, None),
+            ("result_recorded", 2, 1, 2, "1-0"),
+        ]
     finally:
         await follower.tracker.aclose()

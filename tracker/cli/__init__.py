@@ -169,6 +169,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds between polls")
     p.add_argument("--once", action="store_true", help="read the source once, submit what changed, exit")
+    p.add_argument(
+        "--override",
+        action="store_true",
+        help="replace entries follow did not make (an arbiter's) when the source disagrees; "
+        "without it they are reported as conflicts and left as they are",
+    )
     _kafka_options(p)
     p.set_defaults(run=cmd_follow)
 

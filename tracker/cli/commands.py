@@ -259,6 +259,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
         once=args.once,
         security=kafka_security(args) if args.broker else None,
         broker_wait=args.broker_wait,
+        override=args.override,
     )
 
 

@@ -38,20 +38,24 @@ class PollResult:
     ``changed``: whether the source had a new version; ``acked``: events the
     tracker acknowledged (the tournament's opening included); ``rejected``:
     events refused, with code and reason; ``unmatched``: names found in no
-    start list (each reported once per follower).
+    start list (each reported once per follower); ``held``: events not
+    submitted because they would override an entry this follower did not
+    make (an arbiter's), without ``override``.
     """
 
     changed: bool = False
     acked: tuple[Event, ...] = ()
     rejected: tuple[tuple[Event, str, str], ...] = ()
     unmatched: tuple[str, ...] = ()
+    held: tuple[Event, ...] = ()
 
 
 class Follower:
     """Follows one source into one tournament.  :meth:`poll` once, or :meth:`run` until stopped."""
 
-    def __init__(self, source: Source, tournament: str, tracker: Tracker) -> None:
+    def __init__(self, source: Source, tournament: str, tracker: Tracker, *, override: bool = False) -> None:
         self.source = source
+        self.override = override
         self.tournament = tournament
         self.tracker = tracker
         self.latest: TournamentFile | None = None
@@ -95,7 +99,13 @@ class Follower:
                     self.source.name,
                     self.start.why_not(name),
                 )
+        if self.previous is None:
+            self.ledger.agree(view)
         events = [e for e in self.ledger.changes(self.previous, view) if e.id not in self.refused]
+        held: list[Event] = []
+        if not self.override:
+            events, held = self.ledger.hold(events)
+            self._conflicts(held)
         try:
             replies = await self.tracker.submit(events) if events else []
         except TrackerUnavailable as exc:
@@ -103,15 +113,40 @@ class Follower:
             raise
         acked, rejected = self._note(events, replies)
         self.previous = view
-        self.settled = True
-        return PollResult(True, tuple(opened_now) + acked, rejected, unmatched)
+        # held back: look again at the next poll (the arbiter may clear the way), reading the tracker afresh
+        self.settled = not held
+        if held:
+            self.stale = self.tracker.can_read
+        return PollResult(True, tuple(opened_now) + acked, rejected, unmatched, tuple(held))
+
+    def _conflicts(self, held: Sequence[Event]) -> None:
+        """Report each held-back event once, at WARNING: the arbiter's entry stays."""
+        assert self.start is not None
+        for event in held:
+            what = describe(event, self.start)  # not the id: a fresh read of the tracker gives new ids
+            if f"conflict: {what}" in self.reported:
+                continue
+            self.reported.add(f"conflict: {what}")
+            log.warning(
+                "follow: conflict: %s not submitted: the tracker's entry there was not made by follow "
+                "(an arbiter's?), so it stays; run follow with --override to replace it with the source's",
+                what,
+            )
 
     async def _read_tracker(self, tf: TournamentFile) -> list[Event]:
         """Load the ledger and start list from the tracker, opening the tournament if it has none."""
         baseline = await self.tracker.baseline(self.tournament)
         if baseline is not None:
             self.start = StartList(baseline.players)
+            old = self.ledger
             self.ledger = Ledger(self.tournament, baseline.seq, dict(baseline.view.games), dict(baseline.view.byes))
+            if old is not None:  # what this follower made and nobody changed since stays its own
+                self.ledger.own = {
+                    k
+                    for k in old.own
+                    if (k in old.games and old.games.get(k) == self.ledger.games.get(k))
+                    or (k in old.byes and old.byes.get(k) == self.ledger.byes.get(k))
+                }
             self.stale = False
             return []
         if self.ledger is not None and not self.tracker.can_read:
@@ -192,6 +227,7 @@ def run_follow(
     once: bool,
     security: KafkaSecurity | None = None,
     broker_wait: float | None = None,
+    override: bool = False,
 ) -> int:
     """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
 
@@ -199,7 +235,10 @@ def run_follow(
     Kafka (then ``url``, when also given, is only read for the tournament's
     state), with ``security`` (TLS, SASL) and waiting ``broker_wait`` seconds
     for the broker.  With ``once``: read once, submit, exit 0 when everything
-    was acknowledged and every name matched, 1 otherwise.  Without: follow until
+    was acknowledged, every name matched and nothing was held back, 1
+    otherwise.  ``override``: void or correct entries follow did not make
+    (an arbiter's) when the source disagrees; without it they are reported
+    as conflicts and left.  Without: follow until
     SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
     nothing a user could cause: errors are logged.
     """
@@ -221,7 +260,7 @@ def run_follow(
     else:
         assert reader is not None  # checked above: url or broker
         tracker = reader
-    follower = Follower(source_for(source), tournament, tracker)
+    follower = Follower(source_for(source), tournament, tracker, override=override)
     if once:
         return asyncio.run(_once(follower))
     return asyncio.run(_forever(follower, interval))
@@ -238,7 +277,7 @@ async def _once(follower: Follower) -> int:
     kinds = Counter(type(e).__name__ for e in result.acked)
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "nothing new"
     log.info("follow: %s → %s: %s", follower.source.name, follower.tournament, summary)
-    return 1 if result.rejected or result.unmatched else 0
+    return 1 if result.rejected or result.unmatched or result.held else 0
 
 
 async def _forever(follower: Follower, interval: float) -> int:

@@ -103,6 +103,9 @@ class Ledger:
     ``seq`` is the tracker's seq when the ledger was read (0 when it could
     not be read); ``revisions`` counts the changes this follower made to each
     game or bye.  Both go into event ids (see the module docstring).
+    ``own`` are the games and byes whose entry in the tracker this follower
+    made (or found equal to the source on its first read): the only ones it
+    may void or correct without being told to (:meth:`hold`).
     """
 
     tournament: str
@@ -110,6 +113,46 @@ class Ledger:
     games: dict[GameKey, Outcome] = field(default_factory=dict)
     byes: dict[ByeKey, ByeKind] = field(default_factory=dict)
     revisions: Counter[GameKey | ByeKey] = field(default_factory=Counter)
+    own: set[GameKey | ByeKey] = field(default_factory=set)
+
+    def agree(self, view: View) -> None:
+        """Count as this follower's the tracker's entries equal to ``view`` (its first read of the source)."""
+        for key, outcome in self.games.items():
+            theirs = view.games.get(key)
+            if theirs is not None and theirs[0] == outcome[0] and (theirs[1] == outcome[1] or not view.knows_short):
+                self.own.add(key)
+        self.own.update(bye for bye, kind in self.byes.items() if view.byes.get(bye) == kind)
+
+    def hold(self, events: Sequence[Event]) -> tuple[list[Event], list[Event]]:
+        """Split ``events`` (from :meth:`changes`) into those to submit and those held back as conflicts.
+
+        A void or correction of an entry this follower did not make (an
+        arbiter's, typically) is held back, and so is every new result or bye
+        that needs its slot: the arbiter's entry stays until someone decides.
+        """
+        kept: list[Event] = []
+        held: list[Event] = []
+        blocked: set[tuple[int, int]] = set()
+        for event in events:
+            if isinstance(event, ResultVoided | ResultCorrected):
+                if (event.round, event.white, event.black) not in self.own:
+                    held.append(event)
+                    blocked.update({(event.round, event.white), (event.round, event.black)})
+                    continue
+            elif isinstance(event, ByeVoided):
+                if (event.round, event.player) not in self.own:
+                    held.append(event)
+                    blocked.add((event.round, event.player))
+                    continue
+            elif isinstance(event, ResultRecorded):
+                if (event.round, event.white) in blocked or (event.round, event.black) in blocked:
+                    held.append(event)
+                    continue
+            elif isinstance(event, ByeRecorded) and (event.round, event.player) in blocked:
+                held.append(event)
+                continue
+            kept.append(event)
+        return kept, held
 
     def _game_id(self, verb: str, key: GameKey, old: Outcome | None, new: Outcome | None) -> str:
         r, w, b = key
@@ -186,16 +229,20 @@ class Ledger:
             key: GameKey = (event.round, event.white, event.black)
             self.games[key] = (event.result, event.short)
             self.revisions[key] += 1
+            self.own.add(key)
         elif isinstance(event, ResultVoided):
             key = (event.round, event.white, event.black)
             self.games.pop(key, None)
             self.revisions[key] += 1
+            self.own.discard(key)
         elif isinstance(event, ByeRecorded):
             self.byes[(event.round, event.player)] = event.kind
             self.revisions[(event.round, event.player)] += 1
+            self.own.add((event.round, event.player))
         elif isinstance(event, ByeVoided):
             self.byes.pop((event.round, event.player), None)
             self.revisions[(event.round, event.player)] += 1
+            self.own.discard((event.round, event.player))
 
 
 def describe(event: Event, start: StartList) -> str:
