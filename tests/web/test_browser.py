@@ -375,10 +375,17 @@ def test_spectator_crosstable_and_koya_breakdown_match_the_standings(
         """() => [...document.querySelectorAll('#standings tbody tr')].map(tr => [
             Number(tr.dataset.start), tr.querySelector('.player button').textContent,
             tr.querySelector('.pts').textContent,
-            ...[...tr.querySelectorAll('td[data-code] .v')].map(v => v.textContent)])"""
+            ...[...tr.querySelectorAll('td[data-code] .v')].map(v =>
+                v.parentElement.dataset.code === 'DE' ? Number(v.dataset.value) : v.textContent)])"""
     )
+    # DE is shown as what it means (see the explained-columns test); data-value keeps the server's place
     assert shown == [
-        [r["start_no"], r["name"], fmt(r["points"]), *(fmt(r["tiebreaks"][c]) for c in codes)]
+        [
+            r["start_no"],
+            r["name"],
+            fmt(r["points"]),
+            *(r["tiebreaks"][c] if c == "DE" else fmt(r["tiebreaks"][c]) for c in codes),
+        ]
         for r in final["standings"]
     ]
 
@@ -422,6 +429,108 @@ def test_spectator_crosstable_and_koya_breakdown_match_the_standings(
         page.click('#standings tr[data-start="1"] .player button')
         box = page.locator("#koya").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+
+
+def test_spectator_columns_explain_themselves_and_de_shows_the_points_between_the_tied_players(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tid, seq = sinquefield_after(tracker, 9)
+    page = pages.open(f"{tracker.http_url}/t/{tid}")
+    wait_seq(page, seq)
+    final = standings_of(tracker, tid)
+    # every tie-break column has a title saying what it counts and which way is better, and a legend line
+    for code in final["codes"]:
+        title = page.get_attribute(f'#standings th[data-code="{code}"]', "title") or ""
+        assert "better" in title and len(title) > 30, (code, title)
+        legend = page.locator(f'#columns-legend dd[data-code="{code}"]').inner_text()
+        assert "better" in legend, (code, legend)
+    assert page.locator("#columns-legend dd[data-order]").inner_text().startswith("Pts › " + " › ".join(final["codes"]))
+    # DE: points scored against the players tied on points, never the raw place
+    points = points_per_code(read_file(str(data_file("sinquefield-cup-2021.trf"))).opened)
+    rows = {r["start_no"]: r for r in final["standings"]}
+    checked = 0
+    for row in final["standings"]:
+        cell = page.locator(f'#standings tr[data-start="{row["start_no"]}"] td[data-code="DE"]')
+        place = row["tiebreaks"]["DE"]
+        if not place:
+            assert cell.locator(".v").inner_text() == "—"
+            continue
+        tied = [r for r in final["standings"] if r["points"] == row["points"] and r["start_no"] != row["start_no"]]
+        games = [(opp, code) for _, opp, _, code in row["results"] if opp in {t["start_no"] for t in tied}]
+        assert cell.locator(".v").inner_text() == f"{fmt(sum(points[c] for _, c in games))}/{len(games)}"
+        assert "Direct encounter" in (cell.get_attribute("title") or "")
+        assert rows[row["start_no"]]["tiebreaks"]["DE"] == float(cell.locator(".v").get_attribute("data-value") or 0)
+        checked += 1
+    assert checked >= 2, "the cut after round 9 has players tied on points"
+    # settled values and locked ranks: the event is over, everything is final
+    assert page.locator("#standings td.pts[data-settled=true]").count() == len(rows)
+
+
+def test_why_is_a_above_b_names_the_first_criterion_that_separates_a_real_tie(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tid, seq = sinquefield_after(tracker, 6)
+    page = pages.open(f"{tracker.http_url}/t/{tid}")
+    wait_seq(page, seq)
+    standings = standings_of(tracker, tid)
+    codes = standings["codes"]
+    tied = [
+        (a, b)
+        for a in standings["standings"]
+        for b in standings["standings"]
+        if a["rank"] < b["rank"] and a["points"] == b["points"]
+    ]
+    assert tied, "the cut after round 6 has players tied on points"
+    upper, lower = tied[0]
+    decides = next(c for c in codes if upper["tiebreaks"][c] != lower["tiebreaks"][c])
+    page.select_option("#why-a", str(lower["start_no"]))  # asked the other way round
+    page.select_option("#why-b", str(upper["start_no"]))
+    page.wait_for_function(
+        "n => document.getElementById('why-answer').dataset.upper === String(n)", arg=upper["start_no"]
+    )
+    answer = page.locator("#why-answer")
+    assert answer.get_attribute("data-criterion") == decides
+    text = answer.inner_text()
+    assert f"{upper['name']} (rank {upper['rank']}) is above {lower['name']}" in text
+    decisive = page.locator("#why-answer li.decides").inner_text()
+    assert decides in decisive or "Direct encounter" in decisive
+    if decides != "DE":
+        assert fmt(upper["tiebreaks"][decides]) in decisive and fmt(lower["tiebreaks"][decides]) in decisive
+    if decides.startswith("KS"):
+        assert "Counting for" in text
+    # provisional: a player with games to play has points that are not settled yet
+    assert page.locator("#standings td.pts[data-settled=false]").count() > 0
+
+
+def test_what_changed_is_filled_from_the_recent_history_on_a_late_opened_page_and_after_a_reconnect(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    port = free_port()
+    first = tracker_factory("--port", str(port))
+    tid, seq = sinquefield_after(first, 8)
+    page = pages.open(f"{first.http_url}/t/{tid}")  # opened late: 8 rounds are already in
+    wait_seq(page, seq)
+    page.wait_for_function("s => document.documentElement.dataset.backfilled === String(s)", arg=seq)
+    items = page.evaluate(
+        "() => [...document.querySelectorAll('#feed li:not(.note)')]"
+        ".map(li => [Number(li.dataset.seq), li.textContent])"
+    )
+    assert len(items) >= 20, "the recent history, not only 'Standings after 40 games'"
+    assert [s for s, _ in items] == sorted({s for s, _ in items}, reverse=True), "newest first, each once"
+    assert items[0][0] == seq and "(round 8)" in items[0][1]
+    # a restart the page cannot resume from (the new gateway keeps no history): the feed is kept
+    first.stop()
+    page.wait_for_function("() => document.documentElement.dataset.status === 'reconnecting'")
+    second = tracker_factory("--port", str(port), data_dir=first.data_dir)
+    game = ResultRecorded(id="late-r9", tournament=tid, round=9, white=3, black=9, result="1/2-1/2")
+    with arbiter_of(second) as arbiter:
+        after = arbiter.submit(game)
+    wait_seq(page, after, timeout=20_000)
+    texts = page.evaluate("() => [...document.querySelectorAll('#feed li')].map(li => li.textContent)")
+    assert any("(round 8)" in t for t in texts), "what was shown before the reconnect stays"
+    assert page.locator(f'#feed li[data-seq="{seq}"]:not(.note)').count() == 1
 
 
 # -- arbiter dashboard ------------------------------------------------------------------------

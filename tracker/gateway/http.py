@@ -24,6 +24,7 @@ from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 
+RECENT = 30  # updates in /api/tournaments/{id}/recent
 PAGES = {"": "index.html", "overlay": "overlay.html", "t": "spectator.html", "arbiter": "arbiter.html"}
 PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -50,6 +51,7 @@ class Http:
         self.backend = backend
         self.metrics = metrics
         self.connections = connections
+        self._recent_cache: dict[str, tuple[int, bytes]] = {}  # tournament → (seq, body of /recent)
 
     def respond(self, request: Request) -> Response | None:
         """The response to ``request``; ``None`` lets a websocket handshake on ``/ws`` go on.
@@ -110,7 +112,26 @@ class Http:
                 return as_json(payload)
             if what == "trf":
                 return self._trf(tid)
+            if what == "recent":
+                return self._recent(tid, payload["seq"])
         return as_json({"error": "not found"}, HTTPStatus.NOT_FOUND)
+
+    def _recent(self, tournament: str, seq: int) -> Response:
+        """The last :data:`RECENT` updates' summaries (what a page's "what changed" feed starts with).
+
+        ``{"tournament", "seq", "updates": [{"seq", "at", "summary"}, …]}``, oldest first, from the
+        updates the hub still keeps for resumes; worked out once per seq.
+        """
+        cached = self._recent_cache.get(tournament)
+        if cached is not None and cached[0] == seq:
+            return _response(HTTPStatus.OK, cached[1], "application/json")
+        updates = []
+        for number, message, at in self.hub.recent(tournament, RECENT):
+            update = json.loads(message)
+            updates.append({"seq": number, "at": round(at, 3), "summary": update.get("summary", "")})
+        body = json.dumps({"tournament": tournament, "seq": seq, "updates": updates}).encode()
+        self._recent_cache[tournament] = (seq, body)
+        return _response(HTTPStatus.OK, body, "application/json")
 
     def _trf(self, tournament: str) -> Response:
         from tracker.formats.trf import export_trf

@@ -56,14 +56,22 @@ class History:
     count: int
     size: int
     updates: deque[tuple[int, bytes]] = field(default_factory=deque)
+    times: deque[float] = field(default_factory=deque)  # when each kept update was published (Unix seconds)
     weight: int = 0  # bytes of all the updates kept
 
     def append(self, seq: int, message: bytes) -> None:
         self.updates.append((seq, message))
+        self.times.append(time.time())
         self.weight += len(message)
         while self.updates and (len(self.updates) > self.count or self.weight > self.size):
             _, dropped = self.updates.popleft()
+            self.times.popleft()
             self.weight -= len(dropped)
+
+    def recent(self, n: int) -> list[tuple[int, bytes, float]]:
+        """The last ``n`` updates kept, oldest first: (seq, message, published at)."""
+        kept = min(n, len(self.updates), len(self.times))
+        return [(self.updates[-i][0], self.updates[-i][1], self.times[-i]) for i in range(kept, 0, -1)]
 
     def after(self, since: int, cap: int) -> list[bytes] | None:
         """The updates after ``since`` when all of them are kept and weigh at most ``cap`` bytes, else ``None``."""
@@ -319,6 +327,11 @@ class Hub:
     def _forget_if_unopened(self, channel: Channel) -> None:
         if channel.payload is None and not channel.subscribers and not channel.resuming and not channel.delayed:
             self.channels.pop(channel.tournament, None)  # nobody waits for it any more
+
+    def recent(self, tournament: str, n: int) -> list[tuple[int, bytes, float]]:
+        """The tournament's last ``n`` updates still kept, oldest first (none for an unknown tournament)."""
+        channel = self.channels.get(tournament)
+        return [] if channel is None else channel.history.recent(n)
 
     def open_channels(self) -> dict[str, StandingsPayload]:
         """The tournaments that are open, with their latest standings."""

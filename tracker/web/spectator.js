@@ -6,6 +6,7 @@ import {
   koyaBreakdown, provisionalWords, scoringOf, shortName, tournamentFromPath,
 } from "/static/live.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
+import { columnInfo, directEncounter, pointsSettled, rankLocked, rankingOrder, whyAbove } from "/static/explain.js";
 
 const tournament = tournamentFromPath();
 const $ = (id) => document.getElementById(id);
@@ -26,6 +27,7 @@ function render(message, changed) {
   renderStandings(changed);
   renderCrosstable(changed);
   if (selected !== null && dialog.open) renderBreakdown();
+  renderWhy();
 }
 
 function currentRound() {
@@ -52,8 +54,22 @@ function renderMeta() {
 
 function header(code) {
   const mark = payload.provisional && isKoya(code);
-  return el("th", { class: "num", scope: "col", title: mark ? provisionalWords(payload) : null },
-    code, mark ? el("span", { class: "prov" }, "*") : null);
+  const info = columnInfo(code);
+  const title = `${info.name}: ${info.what}; ${info.better}.${mark ? ` ${provisionalWords(payload)}` : ""}`;
+  return el("th", { class: "num", scope: "col", title, dataset: { code } },
+    el("abbr", { title }, code), mark ? el("span", { class: "prov" }, "*") : null);
+}
+
+/** A tie-break cell: the value, or for DE what it means; data-value keeps the server's value. */
+function tiebreakCell(row, code) {
+  const value = row.tiebreaks[code];
+  const prov = payload.provisional && isKoya(code) ? el("span", { class: "prov", title: provisionalWords(payload) }, "*") : null;
+  if (code.toUpperCase() === "DE") {
+    const de = directEncounter(payload, row, code);
+    return el("td", { class: `num de${de?.won ? " won" : ""}`, dataset: { code }, title: de ? de.title : "No tie to break by direct encounter (or it stays tied)" },
+      el("span", { class: "v", dataset: { value } }, de ? de.text : "—"), de?.won ? el("span", { class: "won-mark" }, " ✓") : null);
+  }
+  return el("td", { class: "num", dataset: { code } }, el("span", { class: "v", dataset: { value } }, fmt(value)), prov);
 }
 
 function renderStandings(changed) {
@@ -73,20 +89,85 @@ function renderStandings(changed) {
       dataset: { start: row.start_no },
       class: [row.qualified ? "qualified" : "", row.withdrawn ? "withdrawn" : "", changed?.has(row.start_no) ? "flash" : ""].join(" ").trim() || null,
     },
-      el("td", { class: "num rank", title: row.qualified ? "On or above the 50% line: counts in opponents' Koya" : null }, String(row.rank)),
+      rankCell(row),
       el("td", { class: "num no" }, String(row.start_no)),
       el("td", { class: "player" }, playerButton(row), row.withdrawn ? el("span", { class: "tag" }, "withdrawn") : null),
-      el("td", { class: "num pts" }, fmt(row.points)),
-      codes.map((code) => el("td", { class: "num", dataset: { code } },
-        el("span", { class: "v" }, fmt(row.tiebreaks[code])),
-        payload.provisional && isKoya(code) ? el("span", { class: "prov", title: provisionalWords(payload) }, "*") : null)),
+      pointsCell(row),
+      codes.map((code) => tiebreakCell(row, code)),
       el("td", { class: "num" }, String(row.games)),
     )));
   fill(table, head, body);
   fill($("legend"),
     payload.provisional ? el("span", null, "* provisional: Koya as if the event ended now; final once the last game is in. ") : null,
+    payload.provisional ? el("span", null, "Points in bold are settled (all the player's games are in); \"locked\": a rank no remaining result can change. ") : null,
     el("span", null, "Green bar: on or above the 50% line (counts in opponents' Koya). Click a player for the Koya breakdown."));
+  fill($("columns-legend"),
+    el("dt", null, "Ranking"), el("dd", { dataset: { order: "" } }, rankingOrder(payload), ": the first that differs decides."),
+    codes.map((code) => {
+      const info = columnInfo(code);
+      return [el("dt", { dataset: { code } }, code), el("dd", { dataset: { code } }, `${info.name}: ${info.what}; ${info.better}.`)];
+    }));
 }
+
+function rankCell(row) {
+  const locked = payload.provisional && rankLocked(payload, row);
+  return el("td", {
+    class: `num rank${locked ? " locked" : ""}`,
+    dataset: { locked: String(!payload.provisional || locked) },
+    title: [row.qualified ? "On or above the 50% line: counts in opponents' Koya." : "",
+      !payload.provisional ? "Final." : locked ? "Locked: no remaining result can change this rank." : "Provisional: this rank can still change."].join(" ").trim(),
+  }, String(row.rank), locked ? el("span", { class: "lock" }, "locked") : null);
+}
+
+function pointsCell(row) {
+  const settled = !payload.provisional || pointsSettled(payload, row);
+  return el("td", {
+    class: `num pts ${settled ? "settled" : "open"}`,
+    dataset: { settled: String(settled) },
+    title: settled ? "Settled: all of this player's games are in" : "Provisional: games still to play",
+  }, fmt(row.points));
+}
+
+// -- why is A above B? ----------------------------------------------------------------
+
+function renderWhy() {
+  const rows = payload.standings;
+  const a = $("why-a"), b = $("why-b");
+  if (!rows.length) return;
+  const key = rows.map((r) => r.start_no).sort((x, y) => x - y).join(",");
+  if (a.dataset.key !== key) {
+    const keep = [a.value, b.value];
+    const sorted = [...rows].sort((x, y) => x.start_no - y.start_no);
+    for (const select of [a, b]) fill(select, sorted.map((r) => el("option", { value: r.start_no }, r.name)));
+    a.dataset.key = key;
+    if (keep[0]) [a.value, b.value] = keep;
+    else {
+      // start on the closest pair: the first two players tied on points, else the top two
+      const tie = rows.findIndex((r, i) => i > 0 && rows[i - 1].points === r.points);
+      const [x, y] = tie > 0 ? [rows[tie - 1], rows[tie]] : [rows[0], rows[1] || rows[0]];
+      a.value = String(x.start_no);
+      b.value = String(y.start_no);
+    }
+  }
+  const ra = rows.find((r) => String(r.start_no) === a.value), rb = rows.find((r) => String(r.start_no) === b.value);
+  if (!ra || !rb) return;
+  if (ra === rb) {
+    fill($("why-answer"), el("p", { class: "legend" }, "Pick two different players."));
+    return;
+  }
+  const why = whyAbove(payload, ra, rb);
+  const answer = $("why-answer");
+  answer.dataset.criterion = why.criterion || "";
+  answer.dataset.upper = why.upper.start_no;
+  fill(answer,
+    el("p", { class: "why-head" }, why.criterion
+      ? `${why.upper.name} (rank ${why.upper.rank}) is above ${why.lower.name} (rank ${why.lower.rank}).`
+      : `${why.upper.name} and ${why.lower.name} share rank ${why.upper.rank}.`),
+    el("ol", null, why.lines.map((line, i) => el("li", { class: i === why.lines.length - 1 && why.criterion ? "decides" : null }, line))),
+    payload.provisional ? el("p", { class: "legend" }, "Provisional: the order can change with the remaining games.") : null);
+}
+
+for (const id of ["why-a", "why-b"]) $(id).addEventListener("change", () => payload && renderWhy());
 
 function playerButton(row, label) {
   return el("button", { type: "button", class: "linkish", title: `Koya breakdown of ${row.name}`, onclick: () => open(row.start_no) },
@@ -178,15 +259,36 @@ dialog.addEventListener("close", () => { selected = null; });
 
 // -- what changed ----------------------------------------------------------------
 
-function clock() {
-  return new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+function clock(at) {
+  return (at ? new Date(at * 1000) : new Date()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
-function addFeed(text, seq, kind) {
+function addFeed(text, seq, kind, at) {
   const feed = $("feed");
-  feed.prepend(el("li", { class: kind || null, dataset: { seq } },
-    el("time", null, clock()), " ", el("span", { class: "what" }, text)));
+  if (seq && feed.querySelector(`li[data-seq="${seq}"]:not(.note)`)) return;  // shown already
+  const item = el("li", { class: kind || null, dataset: { seq } },
+    el("time", null, clock(at)), " ", el("span", { class: "what" }, text));
+  // newest first, in seq order: an item from the history goes below the newer ones already shown
+  const after = [...feed.children].find((li) => Number(li.dataset.seq) < seq);
+  feed.insertBefore(item, after || null);
   while (feed.children.length > 60) feed.lastElementChild.remove();
+}
+
+/**
+ * Fill the feed with the recent history the server keeps (a page opened late,
+ * or back after a reconnect that missed more than it could resume): each
+ * update is shown once, whatever came first.
+ */
+async function backfill() {
+  try {
+    const response = await fetch(`/api/tournaments/${encodeURIComponent(tournament)}/recent`, { cache: "no-store" });
+    if (!response.ok) return;
+    const recent = await response.json();
+    for (const u of recent.updates || []) if (u.summary) addFeed(u.summary, u.seq, null, u.at);
+    document.documentElement.dataset.backfilled = String(recent.seq);
+  } catch {
+    // no history: the feed fills from the live updates
+  }
 }
 
 function describe(m) {
@@ -206,8 +308,10 @@ window.trackerFeed = new LiveFeed(tournament, {
   onSnapshot: (m) => {
     render(m, null);
     snapshots += 1;
-    if (m.standings.length)
+    if (m.standings.length) {
       addFeed(`${snapshots > 1 ? "Caught up: standings" : "Standings"} after ${m.games_played} game${m.games_played === 1 ? "" : "s"}.`, m.seq, "note");
+      backfill();
+    }
   },
   onUpdate: (m) => {
     render(m, new Set(m.changed || []));

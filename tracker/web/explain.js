@@ -1,0 +1,153 @@
+// Standings that explain themselves: what each tie-break column counts and
+// which way is better, what a DE value means, why one player ranks above
+// another, and which values can no longer change.  Pure functions of the
+// standings payload the server sends; nothing is ranked here.
+
+import { fmt, gamesAgainst, isBye, scoringOf, shortName } from "/static/live.js";
+
+const isKoya = (code) => code.toUpperCase().startsWith("KS");
+
+/** {name, what, better} for a column code (PTS, DE, SB, KS, KS/L±n, WON). */
+export function columnInfo(code) {
+  const upper = code.toUpperCase();
+  if (upper === "PTS") return { name: "Points", what: "points scored", better: "more is better" };
+  if (upper === "DE") {
+    return {
+      name: "Direct encounter",
+      what: "among players tied on everything before it: the points they scored in their games against each other (— when there is no tie to break or it stays tied)",
+      better: "more points against the tied players is better; ✓ won the mini-match",
+    };
+  }
+  if (upper === "SB") {
+    return {
+      name: "Sonneborn-Berger",
+      what: "the sum of the final scores of the opponents beaten, plus half the scores of those drawn",
+      better: "higher is better",
+    };
+  }
+  if (upper === "WON") return { name: "Games won", what: "games won at the board (forfeits and byes not counted)", better: "more is better" };
+  if (isKoya(code)) {
+    const limit = code.slice(2).replace(/^\/L/i, "");
+    const line = limit ? `the 50% line moved by ${limit} half-point step${Math.abs(Number(limit)) === 1 ? "" : "s"}` : "the 50% line";
+    return {
+      name: "Koya",
+      what: `points scored against the opponents on or above ${line} (click a player for the breakdown)`,
+      better: "higher is better",
+    };
+  }
+  return { name: code, what: "a tie-break", better: "higher is better" };
+}
+
+/** "Pts › DE › SB › KS › WON": the ranking order. */
+export function rankingOrder(payload) {
+  return ["Pts", ...(payload.codes || [])].join(" › ");
+}
+
+/** The rows tied with `row` on points and on every code before `code`. */
+function tiedBefore(payload, row, code) {
+  const codes = payload.codes || [];
+  const before = codes.slice(0, codes.indexOf(code));
+  return payload.standings.filter((r) => r.points === row.points && before.every((c) => r.tiebreaks[c] === row.tiebreaks[c]));
+}
+
+/**
+ * What a DE value means for `row`: {text, title, won} or null when DE is 0.
+ * `text` is the points scored against the other tied players, of the games
+ * played against them; `won` when the row is first in the mini-match alone.
+ */
+export function directEncounter(payload, row, code = "DE") {
+  const place = row.tiebreaks[code];
+  if (!place) return null;
+  const group = tiedBefore(payload, row, code);
+  const points = scoringOf(payload);
+  let scored = 0, games = 0;
+  for (const other of group) {
+    if (other.start_no === row.start_no) continue;
+    for (const [, , , c] of gamesAgainst(row, other.start_no)) {
+      scored += points ? points[c] ?? 0 : 0;
+      games += 1;
+    }
+  }
+  const sharing = group.filter((r) => r.tiebreaks[code] === place).length;
+  const won = place === 1 && sharing === 1;
+  const others = group.filter((r) => r.start_no !== row.start_no).map((r) => shortName(r.name)).join(", ");
+  const ordinal = `${place}${place === 1 ? "st" : place === 2 ? "nd" : place === 3 ? "rd" : "th"}`;
+  return {
+    text: `${fmt(scored)}/${games}`,
+    won,
+    title: `Direct encounter among the ${group.length} players tied on ${fmt(row.points)} (${others}): `
+      + `${fmt(scored)} point${scored === 1 ? "" : "s"} from ${games} game${games === 1 ? "" : "s"} against them; `
+      + `${won ? "won the mini-match" : `${ordinal} of ${group.length}${sharing > 1 ? " (shared)" : ""}`}`,
+  };
+}
+
+/** Whether `row` has an entry (game or bye) in every round: its points can no longer change. */
+export function pointsSettled(payload, row) {
+  return new Set(row.results.map((x) => x[0])).size >= payload.rounds;
+}
+
+function maxPoints(payload, row) {
+  const s = payload.scoring || {};
+  const win = Math.max(s.win ?? 1, s.forfeit_win ?? 0, s.full_bye ?? 0, s.pab ?? 0);
+  const left = Math.max(0, payload.rounds - new Set(row.results.map((x) => x[0])).size);
+  return row.points + left * win;
+}
+
+/**
+ * Whether `row`'s rank can no longer change: everyone above is out of reach
+ * (more points now than `row` can reach) and nobody below can catch up.
+ * Sound but not complete: a rank decided by tie-breaks is not called locked.
+ */
+export function rankLocked(payload, row) {
+  if (!payload.provisional) return true;
+  const mine = maxPoints(payload, row);
+  return payload.standings.every((r) => r.start_no === row.start_no
+    || (r.rank < row.rank ? r.points > mine : r.rank > row.rank ? maxPoints(payload, r) < row.points : false));
+}
+
+/** Opponents counting for `code` (Koya): those the server marks qualified. */
+function koyaOpponents(payload, row) {
+  const byNo = new Map(payload.standings.map((r) => [r.start_no, r]));
+  const seen = new Set();
+  for (const entry of row.results) if (!isBye(entry) && byNo.get(entry[1])?.qualified) seen.add(entry[1]);
+  return [...seen].map((no) => shortName(byNo.get(no).name));
+}
+
+/**
+ * Why `a` ranks above `b` (or not): {upper, lower, criterion, lines[]} where
+ * `criterion` is the first that separates them ("PTS", a code, or null when
+ * they share the rank) and `lines` are sentences with both values.
+ */
+export function whyAbove(payload, a, b) {
+  const [upper, lower] = a.rank <= b.rank ? [a, b] : [b, a];
+  const U = shortName(upper.name), L = shortName(lower.name);
+  if (upper.rank === lower.rank) {
+    return { upper, lower, criterion: null, lines: [`${U} and ${L} share rank ${upper.rank}: they are equal on points and on every tie-break (${rankingOrder(payload)}).`] };
+  }
+  if (upper.points !== lower.points) {
+    return { upper, lower, criterion: "PTS", lines: [`Points decide: ${U} ${fmt(upper.points)}, ${L} ${fmt(lower.points)}.`] };
+  }
+  const lines = [`Equal on points (${fmt(upper.points)}).`];
+  for (const code of payload.codes || []) {
+    const u = upper.tiebreaks[code], l = lower.tiebreaks[code];
+    if (u === l) {
+      lines.push(`Equal on ${code} (${code === "DE" ? "no separation" : fmt(u)}).`);
+      continue;
+    }
+    const info = columnInfo(code);
+    if (code.toUpperCase() === "DE") {
+      const du = directEncounter(payload, upper, code), dl = directEncounter(payload, lower, code);
+      const h2h = gamesAgainst(upper, lower.start_no);
+      const scored = h2h.reduce((sum, [, , , c]) => sum + ((scoringOf(payload) || {})[c] ?? 0), 0);
+      lines.push(`${info.name} decides: ${U} ${du ? du.text : "—"}, ${L} ${dl ? dl.text : "—"} against the tied players`
+        + (h2h.length ? `; ${U} scored ${fmt(scored)} of ${h2h.length} against ${L}.` : "."));
+    } else {
+      lines.push(`${info.name} (${code}) decides: ${U} ${fmt(u)}, ${L} ${fmt(l)} (${info.better}).`);
+      if (isKoya(code)) {
+        lines.push(`Counting for ${U}: ${koyaOpponents(payload, upper).join(", ") || "nobody"}. Counting for ${L}: ${koyaOpponents(payload, lower).join(", ") || "nobody"}.`);
+      }
+    }
+    return { upper, lower, criterion: code, lines };
+  }
+  return { upper, lower, criterion: null, lines };
+}
