@@ -279,6 +279,43 @@ def test_overlay_shows_each_update_after_its_ack_and_ends_on_the_final_standings
     assert overlay.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
 
 
+def test_overlay_reports_bad_parameters_once_ignores_them_and_can_hide_the_connection_badge_on_air(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tid, seq = sinquefield_after(tracker, 6)
+    warnings: list[str] = []
+    overlay = pages.open()
+    overlay.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    overlay.goto(
+        f"{tracker.http_url}/overlay/{tid}?cols=points,XX,SB&top=abc&theme=purple&status=dot&legend=order&bogus=1"
+    )
+    wait_seq(overlay, seq)
+    standings = standings_of(tracker, tid)
+    # the bad column is left out (no column of dashes), top=abc falls back to 10 rows, the theme to dark
+    assert overlay_rows(overlay) == expected_overlay(standings, ["points", "SB"], 10)
+    assert overlay.evaluate("document.documentElement.classList.contains('theme-dark')")
+    assert overlay.locator("#columns .cell.num").all_text_contents() == ["Pts", "SB"]
+    # each bad parameter said once, by name
+    with arbiter_of(tracker) as arbiter:  # another update re-renders: nothing is reported twice
+        later = [e for e in read_file(str(data_file("sinquefield-cup-2021.trf"))).events if getattr(e, "round", 0) == 7]
+        wait_seq(overlay, arbiter.submit(later[0]))
+    for needle in ("cols=XX", "top=abc", "theme=purple", "bogus=1"):
+        assert sum(needle.split("=")[0] in w and needle.split("=")[1] in w for w in warnings) == 1, (needle, warnings)
+    assert len(warnings) == 4, warnings
+    # the ranking order as a legend
+    assert overlay.locator("#foot .order").inner_text() == "Ranked by " + " › ".join(["Pts", *standings["codes"]])
+    # on air: no badge while live, and only a small dot (no red text) while the connection is down
+    assert overlay.locator("#status").inner_text() == ""
+    assert not overlay.locator("#status").is_visible()
+    tracker.stop()
+    overlay.wait_for_function("() => document.documentElement.dataset.status === 'reconnecting'")
+    assert overlay.locator("#status").inner_text() == ""
+    box = overlay.locator("#status").bounding_box()
+    assert box is not None and box["width"] < 12 and box["height"] < 12, box
+    assert overlay.locator("#status").get_attribute("title") == "connection: reconnecting…"
+
+
 def test_overlay_fills_a_gap_by_resubscribing_with_since(
     tracker_factory: Callable[..., RunningTracker], pages: Pages
 ) -> None:

@@ -114,18 +114,19 @@ function koyaOpponents(payload, row) {
 }
 
 /**
- * Why `a` ranks above `b` (or not): {upper, lower, criterion, lines[]} where
- * `criterion` is the first that separates them ("PTS", a code, or null when
- * they share the rank) and `lines` are sentences with both values.
+ * Why `a` ranks above `b` (or not): {upper, lower, criterion, decides, lines[]}
+ * where `criterion` is the first that separates them ("PTS", a code, or null
+ * when they share the rank), `lines` are sentences with both values and
+ * `decides` the index of the line that names the deciding criterion.
  */
 export function whyAbove(payload, a, b) {
   const [upper, lower] = a.rank <= b.rank ? [a, b] : [b, a];
   const U = shortName(upper.name), L = shortName(lower.name);
   if (upper.rank === lower.rank) {
-    return { upper, lower, criterion: null, lines: [`${U} and ${L} share rank ${upper.rank}: they are equal on points and on every tie-break (${rankingOrder(payload)}).`] };
+    return { upper, lower, criterion: null, decides: -1, lines: [`${U} and ${L} share rank ${upper.rank}: they are equal on points and on every tie-break (${rankingOrder(payload)}).`] };
   }
   if (upper.points !== lower.points) {
-    return { upper, lower, criterion: "PTS", lines: [`Points decide: ${U} ${fmt(upper.points)}, ${L} ${fmt(lower.points)}.`] };
+    return { upper, lower, criterion: "PTS", decides: 0, lines: [`Points decide: ${U} ${fmt(upper.points)}, ${L} ${fmt(lower.points)}.`] };
   }
   const lines = [`Equal on points (${fmt(upper.points)}).`];
   for (const code of payload.codes || []) {
@@ -135,6 +136,7 @@ export function whyAbove(payload, a, b) {
       continue;
     }
     const info = columnInfo(code);
+    const decides = lines.length;
     if (code.toUpperCase() === "DE") {
       const du = directEncounter(payload, upper, code), dl = directEncounter(payload, lower, code);
       const h2h = gamesAgainst(upper, lower.start_no);
@@ -147,7 +149,7 @@ export function whyAbove(payload, a, b) {
         lines.push(`Counting for ${U}: ${koyaOpponents(payload, upper).join(", ") || "nobody"}. Counting for ${L}: ${koyaOpponents(payload, lower).join(", ") || "nobody"}.`);
       }
     }
-    return { upper, lower, criterion: code, lines };
+    return { upper, lower, criterion: code, decides, lines };
   }
-  return { upper, lower, criterion: null, lines };
+  return { upper, lower, criterion: null, decides: -1, lines };
 }

@@ -2,7 +2,12 @@
 //
 // URL parameters: top=N (rows shown, default 10), cols=points,KS,SB,games
 // (any tie-break codes of the tournament; write + as %2B or leave it as a
-// space), theme=dark|light, scale=1.2 (font scale), names=short (surnames).
+// space), theme=dark|light, scale=1.2 (font scale), names=short (surnames),
+// status=badge|dot|none (connection state: a badge, a discreet dot that only
+// shows while the connection is down, or nothing: for on air),
+// legend=order (a line saying what the ranking is decided by).
+// A parameter that is not understood is reported once in the console and
+// ignored (its default applies).
 // Rank changes slide (FLIP: measure, reorder, invert, play); values that
 // changed flash; provisional Koya values carry an asterisk.
 
@@ -10,10 +15,49 @@ import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tou
 import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
 
 const params = new URLSearchParams(location.search);
-const top = Math.max(1, Math.min(500, parseInt(params.get("top") || "10", 10) || 10));
-const theme = params.get("theme") === "light" ? "light" : "dark";
-const scale = Math.max(0.3, Math.min(5, parseFloat(params.get("scale") || "1") || 1));
-const short = params.get("names") === "short";
+const KNOWN = new Set(["top", "cols", "theme", "scale", "names", "status", "legend"]);
+const reported = new Set();
+
+/** Say once in the console that a parameter was not understood and what applies instead. */
+function ignored(name, value, instead) {
+  const key = `${name}=${value}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  console.warn(`overlay: ignored ${name}=${JSON.stringify(value)}: ${instead}`);
+}
+
+for (const name of new Set(params.keys())) {
+  if (!KNOWN.has(name)) ignored(name, params.get(name), `unknown parameter (known: ${[...KNOWN].join(", ")})`);
+}
+
+/** A parameter's value when it is one of `choices` (the first is the default). */
+function choice(name, choices) {
+  const value = params.get(name);
+  if (value === null) return choices[0];
+  if (choices.includes(value)) return value;
+  ignored(name, value, `expected one of ${choices.join(", ")}; using ${choices[0]}`);
+  return choices[0];
+}
+
+/** A numeric parameter within [lo, hi]; out of range is clamped, not a number falls back to `fallback`. */
+function number(name, fallback, lo, hi, parse) {
+  const value = params.get(name);
+  if (value === null) return fallback;
+  const n = parse(value);
+  if (!/^\s*[0-9.]+\s*$/.test(value) || !Number.isFinite(n)) {
+    ignored(name, value, `not a number; using ${fallback}`);
+    return fallback;
+  }
+  if (n < lo || n > hi) ignored(name, value, `out of range ${lo}–${hi}; using ${Math.max(lo, Math.min(hi, n))}`);
+  return Math.max(lo, Math.min(hi, n));
+}
+
+const top = number("top", 10, 1, 500, (v) => parseInt(v, 10));
+const theme = choice("theme", ["dark", "light"]);
+const scale = number("scale", 1, 0.3, 5, parseFloat);
+const short = choice("names", ["full", "short"]) === "short";
+const statusMode = choice("status", ["badge", "dot", "none"]);
+const legend = choice("legend", ["none", "order"]) === "order";
 const wanted = (params.get("cols") || "points,KS")
   .split(",")
   .map((c) => c.trim().replace(/ /g, "+"))  // "KS/L+1" arrives as "KS/L 1" when + is not encoded
@@ -31,7 +75,17 @@ let current = null;
 /** The columns asked for, resolved against the tournament's codes. */
 function columns(payload) {
   const codes = payload.codes || [];
-  return wanted.map((name) => {
+  if (codes.length) {  // a tournament not open yet has no codes: nothing to check against
+    const known = (name) => ["points", "pts", "games", "g"].includes(name.toLowerCase()) || codes.some((c) => c.toLowerCase() === name.toLowerCase());
+    for (const name of wanted.filter((n) => !known(n))) ignored("cols", name, `this tournament has no column ${name} (its tie-breaks: ${codes.join(", ")})`);
+    const kept = wanted.filter(known);
+    return resolve(kept.length ? kept : ["points", "KS"].filter(known), codes);
+  }
+  return resolve(wanted, codes);
+}
+
+function resolve(names, codes) {
+  return names.map((name) => {
     const lower = name.toLowerCase();
     if (lower === "points" || lower === "pts")
       return { key: "points", label: "Pts", value: (r) => r.points, provisional: false };
@@ -69,7 +123,10 @@ function render(payload) {
         c.label, c.provisional && provisional ? el("span", { class: "prov" }, "*") : null),
     ),
   );
-  fill($("foot"), provisional ? el("span", { title: note }, "* provisional Koya — as if the event ended now") : null);
+  fill($("foot"),
+    legend && payload.codes?.length ? el("span", { class: "order" }, `Ranked by ${["Pts", ...payload.codes].join(" › ")}`) : null,
+    legend && provisional && payload.codes?.length ? " · " : null,
+    provisional ? el("span", { title: note }, "* provisional Koya — as if the event ended now") : null);
 
   // FLIP: First positions
   const first = new Map();
@@ -143,8 +200,9 @@ rowsBox.addEventListener("animationend", (e) => {
 
 function status(s) {
   const node = $("status");
-  node.className = `status ${s}`;
-  fill(node, s === "live" ? "" : STATUS_WORDS[s]);
+  node.className = `status ${s} status-${statusMode}`;
+  node.title = `connection: ${STATUS_WORDS[s]}`;
+  fill(node, s === "live" || statusMode !== "badge" ? "" : STATUS_WORDS[s]);
 }
 
 const onStakes = mountOverlayStakes(params);  // mode=stakes&board=N, mode=chances, cues=1 (stakes.js)

@@ -163,7 +163,7 @@ function renderWhy() {
     el("p", { class: "why-head" }, why.criterion
       ? `${why.upper.name} (rank ${why.upper.rank}) is above ${why.lower.name} (rank ${why.lower.rank}).`
       : `${why.upper.name} and ${why.lower.name} share rank ${why.upper.rank}.`),
-    el("ol", null, why.lines.map((line, i) => el("li", { class: i === why.lines.length - 1 && why.criterion ? "decides" : null }, line))),
+    el("ol", null, why.lines.map((line, i) => el("li", { class: i === why.decides ? "decides" : null }, line))),
     payload.provisional ? el("p", { class: "legend" }, "Provisional: the order can change with the remaining games.") : null);
 }
 
