@@ -145,7 +145,9 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("up", help="run the embedded tracker: journal, processor, gateway, pages")
     p.add_argument("--demo", action="store_true", help="replay a bundled real tournament at a watchable pace")
     p.add_argument("--data-dir", help="where the journal lives (default ./data; a fresh temp dir with --demo)")
-    p.add_argument("--rate", type=float, help="demo pace in results per second (default 0.7)")
+    p.add_argument(
+        "--rate", type=float, help="demo pace in results per second after the first rounds (default 0.2: one every 5 s)"
+    )
     _server_options(p)
     p.set_defaults(run=cmd_up)
 

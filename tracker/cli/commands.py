@@ -162,7 +162,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from tracker.cli.demo import demo_file, run_demo
+    from tracker.cli.demo import DEMO_RATE, demo_file, run_demo
     from tracker.embedded.run import run_embedded
 
     configure_logging()
@@ -182,7 +182,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         tf = read_file(demo_file())
 
         def demo(port: int) -> Coroutine[Any, Any, object]:
-            return run_demo(tf, config, port, args.rate or 0.7)
+            return run_demo(tf, config, port, args.rate or DEMO_RATE)
 
     asyncio.run(run_embedded(config, say=say, demo=demo))
     return 0
