@@ -362,8 +362,10 @@ async def replay_ws(
     """Submit ``tf``'s opening event and then its results, in round order.
 
     Events are pipelined (``window`` in flight) or paced (``rate`` per
-    second).  Re-running a replay is safe: events already applied are
-    acknowledged again and change nothing.  Raises :class:`TrackerUnavailable`.
+    second), after the opening has been answered: with ``stop_on_reject`` a
+    refused opening (a wrong token) stops the replay at once.  Re-running a
+    replay is safe: events already applied are acknowledged again and change
+    nothing.  Raises :class:`TrackerUnavailable`.
     """
     events: list[Event] = [tf.opened, *tf.events]
 
@@ -372,9 +374,12 @@ async def replay_ws(
             progress(1)
 
     async with TrackerClient(url, token, timeout=60) as client:
-        replies = await client.submit_many(
-            events, window=window, rate=rate, stop_on_reject=stop_on_reject, progress=counted
-        )
+        # the opening alone first: a wrong token or a refused opening is one rejection, not one per event
+        replies = await client.submit_many(events[:1], rate=rate, progress=counted)
+        if not (stop_on_reject and any(isinstance(r, Rejected) for r in replies)):
+            replies += await client.submit_many(
+                events[1:], window=window, rate=rate, stop_on_reject=stop_on_reject, progress=counted
+            )
     acked = [r for r in replies if isinstance(r, Acked)]
     rejected = tuple(
         (event.id, reply.code, reply.reason)

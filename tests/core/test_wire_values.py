@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import msgspec
 import pytest
 
@@ -9,6 +11,7 @@ from tests.builders import TID, opened
 from tracker.core.apply import fold
 from tracker.core.errors import DecodeError
 from tracker.core.events import Player, decode_event
+from tracker.core.standings import format_points
 from tracker.formats.trf import export_trf
 
 
@@ -35,3 +38,18 @@ def test_fields_with_line_breaks_never_add_or_split_trf_lines() -> None:
     assert sum(1 for line in lines if line.startswith("001")) == 4
     assert not any("Injected" in line and line.startswith("001") for line in lines)
     assert all("\r" not in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (Fraction(59, 4), "14¾"),
+        (Fraction(1, 4), "¼"),
+        (Fraction(9, 2), "4½"),
+        (Fraction(-5, 4), "−1¼"),
+        (Fraction(3), "3"),
+        (Fraction(31, 10), "3.1"),
+    ],
+)
+def test_points_are_written_as_people_write_them_quarters_included(value: Fraction, shown: str) -> None:
+    assert format_points(value) == shown

@@ -379,3 +379,14 @@ def test_compressed_resumes_in_a_loop_neither_grow_the_server_nor_delay_a_bystan
             f"worst bystander ping {max(rtts) * 1000:.1f} ms"
         ),
     )
+
+
+def test_replay_with_a_wrong_token_stops_at_the_first_rejection(tracker_server: RunningTracker) -> None:
+    path = data_file("sinquefield-cup-2021.trf")
+    command = [sys.executable, "-m", "tracker.cli", "replay", str(path), "--url", tracker_server.ws_url]
+    result = subprocess.run(
+        [*command, "--token", "a-wrong-token-of-16-chars"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if "rejected" in line]
+    assert len(lines) == 1 and "unauthorized" in lines[0], result.stderr

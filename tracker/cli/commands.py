@@ -238,7 +238,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         task = bar.add_task(f"replay {tf.opened.tournament}", total=total)
         result = asyncio.run(replay_ws(tf, args.url, token, rate=args.rate, progress=lambda n: bar.advance(task, n)))
     if result.rejected:
-        for event_id, code, reason in result.rejected:
+        event_id, code, reason = result.rejected[0]
+        err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
+        same = sum(1 for _, c, r in result.rejected[1:] if (c, r) == (code, reason))
+        if same:
+            err.print(f"tracker replay: {same} more events rejected for the same reason")
+        for event_id, code, reason in (x for x in result.rejected[1:] if (x[1], x[2]) != (code, reason)):
             err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
         return 1
     print(f"replay: {result.acked} of {total} events acknowledged; last seq {result.last_seq}")

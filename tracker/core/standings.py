@@ -249,10 +249,17 @@ def _de_score(t: Tournament, i: int, members: set[int]) -> int:
 
 
 def format_points(value: Fraction) -> str:
-    """Points as people write them: ``3``, ``2½``, ``½``, otherwise a short decimal (``9.25``)."""
+    """Points as people write them: ``3``, ``2½``, ``½``, ``14¾``, ``−1¼``, otherwise a short decimal (``9.3``).
+
+    Quarters come from Sonneborn-Berger (a draw against a player on 2½);
+    the pages write them the same way.
+    """
+    if value < 0:
+        return "−" + format_points(-value)
     whole, rest = divmod(value, 1)
     if rest == 0:
         return str(int(whole))
-    if rest == Fraction(1, 2):
-        return f"{int(whole)}½" if whole else "½"
+    glyph = {Fraction(1, 4): "¼", Fraction(1, 2): "½", Fraction(3, 4): "¾"}.get(rest)
+    if glyph is not None:
+        return f"{int(whole)}{glyph}" if whole else glyph
     return f"{float(value):g}"
