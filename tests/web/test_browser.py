@@ -927,3 +927,27 @@ def test_screenshots_of_the_pages_for_the_readme(
     dash.screenshot(path=str(img / "arbiter.png"), full_page=True)
     for name in ("overlay.png", "spectator.png", "arbiter.png"):
         assert (img / name).stat().st_size > 10_000
+
+
+def test_arbiter_projection_shows_how_a_player_can_still_finish_first(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf"))).until_round(8)  # round 9's five games are open
+    tid = tf.opened.tournament
+    with arbiter_of(tracker) as arbiter_ws:
+        seq = arbiter_ws.submit_all(events_of(tf))
+    dash = pages.open(f"{tracker.http_url}/arbiter/{tid}")
+    dash.fill("#token", TOKEN)
+    dash.click("#gate-form button[type=submit]")
+    wait_seq(dash, seq)
+    dash.wait_for_selector("#proj-players details.how-finish")
+    found = dash.evaluate(
+        """() => [...document.querySelectorAll('#proj-players details.how-finish')].map(d => ({
+            summary: d.querySelector('summary').textContent,
+            best: d.querySelectorAll('[data-extreme="rank_best"] li').length,
+        }))"""
+    )
+    first = [f for f in found if f["summary"].endswith("can still finish 1st")]
+    assert first, found  # somebody not leading can still win the event
+    assert all(f["best"] == 5 for f in found), found  # a scenario is a result for each of the five open games

@@ -544,6 +544,29 @@ function byRank(opponents) {
   return [...opponents].sort((a, b) => (order.get(a.start_no) ?? 1e9) - (order.get(b.start_no) ?? 1e9));
 }
 
+const ordinal = (n) => `${n}${[, "st", "nd", "rd"][(n % 100 >> 3 ^ 1) && n % 10] || "th"}`;
+
+/** "How X can still finish 1st" (and how they could fall to their worst): the scenario behind each extreme. */
+function howTheyFinish(row, x) {
+  if (!x.scenarios || x.rank_best === x.rank_worst) return null;
+  const games = (list) => el("ol", { class: "scenario" }, list.map((g) =>
+    el("li", null, `${g.round ? `R${g.round} ` : ""}${shortName(rowOf(g.white)?.name ?? String(g.white))}–` +
+      `${shortName(rowOf(g.black)?.name ?? String(g.black))} ${RESULT_WORDS[g.result]?.split(" ")[0] || g.result}`)));
+  const name = shortName(row.name);
+  const part = (key, rank, verb) => {
+    const list = x.scenarios[key];
+    if (!list || !list.length) return null;
+    const sure = x.exact ? x.exact[key] : true;
+    return el("div", { class: "how", dataset: { extreme: key } },
+      el("p", null, `How ${name} ${verb} ${ordinal(rank)}${sure ? "" : " (the nearest scenario found; the range is a bound)"}:`),
+      games(list));
+  };
+  return el("details", { class: "how-finish" },
+    el("summary", null, `how ${name} can still finish ${ordinal(x.rank_best)}`),
+    part("rank_best", x.rank_best, "can still finish"),
+    part("rank_worst", x.rank_worst, "could finish"));
+}
+
 function renderProjection() {
   if (!projection || !payload || !payload.standings.length) return;
   const p = projection;
@@ -573,7 +596,7 @@ function renderProjection() {
       el("td", { class: "num range" }, range(x.points_min, x.points_max)),
       el("td", { class: "num" }, fmt(row.tiebreaks.KS)),
       el("td", { class: "num range ks-range" }, range(x.ks_min, x.ks_max)),
-      el("td", { class: "num range" }, rankRange(x.rank_best, x.rank_worst)),
+      el("td", { class: "num range" }, rankRange(x.rank_best, x.rank_worst), howTheyFinish(row, x)),
       el("td", null, el("span", { class: `chip ${x.qualification}` }, x.qualification)),
       el("td", null, el("div", { class: "chips" }, byRank(x.opponents).map((o) =>
         el("span", { class: `chip ${o.status}`, title: `${rowOf(o.start_no)?.name ?? o.start_no}: ${o.status}` }, shortName(rowOf(o.start_no)?.name ?? String(o.start_no)))))));
