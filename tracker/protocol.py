@@ -113,6 +113,7 @@ class StandingsJSON(TypedDict):
     provisional: bool
     basis: str
     max_basis: str
+    rules: str
     standings: list[RowJSON]
 
 
@@ -125,6 +126,7 @@ def standings_json(s: Standings) -> StandingsJSON:
         "provisional": s.provisional,
         "basis": s.basis,
         "max_basis": s.max_basis,
+        "rules": s.rules,
         "standings": [row_json(s.codes, row) for row in s.rows],
     }
 
@@ -369,6 +371,8 @@ class StandingsPayload(TypedDict):
     provisional: bool
     basis: str
     max_basis: str
+    #: the C.07 edition (``2024``/``2026``; empty before the tournament is open)
+    rules: str
     codes: list[str]
     scoring: dict[str, float]
     standings: list[RowJSON]
@@ -385,6 +389,7 @@ def standings_payload(s: Standings) -> StandingsPayload:
         "provisional": s.provisional,
         "basis": s.basis,
         "max_basis": s.max_basis,
+        "rules": s.rules,
         "codes": list(s.codes),
         "scoring": {name: float(points) for name, points in s.scoring},
         "standings": [row_json(s.codes, row) for row in s.rows],

@@ -14,9 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tracker.cli.commands import cmd_follow, cmd_gateway, cmd_replay, cmd_standings, cmd_up, cmd_worker, err
+from tracker.cli.commands import cmd_check, cmd_follow, cmd_gateway, cmd_replay, cmd_standings, cmd_up, cmd_worker, err
 from tracker.config import Limits
 from tracker.core.errors import TrackerError
+from tracker.core.events import RULES
 
 # -- argument parsing ------------------------------------------------------------
 
@@ -71,6 +72,14 @@ def _after_round(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"a round number is 0 (before round 1) or more, not {value}")
     return value
+
+
+def _rules_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rules",
+        choices=RULES,
+        help="the FIDE C.07 edition (default: the TRF's 042 start date says, 2024 before 1 March 2026; else 2026)",
+    )
 
 
 class _RefusePassword(argparse.Action):
@@ -131,7 +140,8 @@ def parser() -> argparse.ArgumentParser:
         help="the event is over: read a paired game with a blank result as unplayed (0 points) in every round, "
         "not only before the last round with results",
     )
-    p.add_argument("--tiebreaks", metavar="CODES", help="e.g. KS,KS/L-2,SB (TRF26 202 syntax)")
+    p.add_argument("--tiebreaks", metavar="CODES", help="e.g. KS,KS/L-2,SB or PTS,STD,TPN,RTNG (TRF26 202 syntax)")
+    _rules_option(p)
     p.add_argument("--basis", choices=["games", "rounds"])
     p.add_argument("--provisional", choices=["percentage", "max-games", "rounds"])
     p.add_argument("--format", choices=["table", "json", "trf"], default="table")
@@ -141,6 +151,19 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--playoff", action="store_true", help="a tie for 1st on points goes to a play-off")
     p.set_defaults(run=cmd_standings)
+
+    p = sub.add_parser(
+        "check",
+        help="audit a TRF's official standings (rank column, XXT tie-break values) against tracker's computation",
+    )
+    p.add_argument("file")
+    _rules_option(p)
+    p.add_argument(
+        "--final", action="store_true", help="the event is over: a paired game with a blank result is unplayed"
+    )
+    p.add_argument("--tiebreaks", metavar="CODES", help="the event's order when the file names none (202/212)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(run=cmd_check)
 
     p = sub.add_parser("up", help="run the embedded tracker: journal, processor, gateway, pages")
     p.add_argument("--demo", action="store_true", help="replay a bundled real tournament at a watchable pace")

@@ -47,13 +47,13 @@ def configure_logging() -> None:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    tf = read_file(args.file, final=args.final)
+    tf = read_file(args.file, final=args.final, rules=args.rules)
     if args.after_round is not None:
         tf = tf.until_round(args.after_round)
     changes: dict[str, object] = {}
     if args.tiebreaks:
         codes = parse_code_list(args.tiebreaks)
-        parse_tiebreaks(codes)
+        parse_tiebreaks(codes, tf.opened.rules)
         changes["tiebreaks"] = codes
     if args.basis:
         changes["basis"] = args.basis
@@ -85,6 +85,64 @@ def cmd_standings(args: argparse.Namespace) -> int:
     else:
         print_table(table, console)
     return 0 if not args.project else _project(state)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``tracker check FILE``: 0 when the official figures agree with tracker's, 1 when they do not, 2 with none."""
+    from tracker.core.audit import audit
+
+    tf = read_file(args.file, final=args.final, rules=args.rules)
+    for note in tf.notes:
+        err.print(f"tracker check: note: {note}", markup=False)
+    if not tf.official:
+        err.print(f"tracker check: {args.file} has no ranks (columns 86-89) and no XXT values to check", markup=False)
+        return 2
+    declared = bool(args.tiebreaks) or _names_tiebreaks(args.file)
+    if args.tiebreaks:
+        codes = parse_code_list(args.tiebreaks)
+        parse_tiebreaks(codes, tf.opened.rules)
+        tf = dataclasses.replace(tf, opened=msgspec.structs.replace(tf.opened, tiebreaks=codes))
+    found = audit(tf.opened, tf.events, tf.official, declared=declared)
+    checked = sum((o.rank is not None) + len(o.values) for o in tf.official)
+    if args.format == "json":
+        document = {
+            "file": args.file,
+            "rules": tf.opened.rules,
+            "tiebreaks": list(tf.opened.tiebreaks),
+            "checked": checked,
+            "agrees": not found,
+            "disagreements": [
+                {
+                    "start_no": d.start_no,
+                    "name": d.name,
+                    "what": d.what,
+                    "official": float(d.official),
+                    "computed": float(d.computed),
+                    "cause": d.cause,
+                }
+                for d in found
+            ],
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    elif found:  # plain print: one line per finding, never wrapped (it is read and grepped)
+        print(
+            f"{args.file}: the official standings disagree on {len(found)} figure(s) "
+            f"(tie-breaks {','.join(tf.opened.tiebreaks)}, C.07 {tf.opened.rules}):"
+        )
+        for d in found:
+            print(f"  {d.sentence()}")
+    else:
+        print(
+            f"{args.file}: the official standings agree ({checked} figures checked; tie-breaks "
+            f"{','.join(tf.opened.tiebreaks)}, C.07 {tf.opened.rules})"
+        )
+    return 1 if found else 0
+
+
+def _names_tiebreaks(path: str) -> bool:
+    """Whether a TRF file has a ``202`` or ``212`` record (its own tie-break order)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return any(line.startswith(("202 ", "212 ")) for line in f)
 
 
 def _project(state: Tournament) -> int:

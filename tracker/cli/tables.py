@@ -16,7 +16,9 @@ def _num(value: object) -> str:
 
 def print_table(s: Standings, console: Console) -> None:
     status = "provisional" if s.provisional else "final"
-    table = Table(title=f"{s.name} — after {sum(r.games for r in s.rows) // 2} games ({status}, {s.basis} basis)")
+    table = Table(
+        title=f"{s.name} — after {sum(r.games for r in s.rows) // 2} games ({status}, {s.basis} basis, C.07 {s.rules})"
+    )
     table.add_column("Rk", justify="right")
     table.add_column("No", justify="right")
     table.add_column("Player")

@@ -76,7 +76,7 @@ def check_opened(event: TournamentOpened) -> None:
             f"{n} players need at least {needed} rounds in a {event.format} round robin, not {event.rounds}",
             code="invalid-tournament",
         )
-    parse_tiebreaks(event.tiebreaks)
+    parse_tiebreaks(event.tiebreaks, event.rules)
     places = [line.places for line in event.lines]
     if len(set(places)) != len(places) or any(p > n for p in places):
         raise EventRejected(

@@ -114,6 +114,7 @@ class Tournament:
         "results_cache",
         "round_entries",
         "rounds",
+        "rules",
         "sb",
         "schedule",
         "score",
@@ -135,7 +136,8 @@ class Tournament:
         self.cycles = 2 if opened.format == "double" else 1
         self.rounds = opened.rounds if opened.rounds is not None else rounds_needed(n, self.cycles)
         self.units: Units = units_of(opened.scoring)
-        self.tiebreaks: tuple[TieBreak, ...] = parse_tiebreaks(opened.tiebreaks)
+        self.rules = opened.rules
+        self.tiebreaks: tuple[TieBreak, ...] = parse_tiebreaks(opened.tiebreaks, opened.rules)
         limits = {tb.limit for tb in self.tiebreaks if tb.kind == "KS"}
         self.limits: tuple[int, ...] = tuple(sorted(limits | {0}))
         self.basis = opened.basis

@@ -11,8 +11,10 @@
     │   └── InvalidPairing          paired twice in a round, not in the schedule,
     │                               a round out of range, a player against himself
     ├── DecodeError                 untrusted bytes that are not a valid message
-    └── FormatError                 a TRF or PGN file that cannot be read; names
-                                    the file, the line and the problem
+    ├── FormatError                 a TRF or PGN file that cannot be read; names
+    │                               the file, the line and the problem
+    └── ProjectionUnavailable       the projection does not compute a tie-break
+                                    of the tournament's order (STD, ARO, BPG)
 
 The core raises; the shell decides what to do (reject the event with the
 reason, close a misbehaving client, print the error and exit non-zero).
@@ -70,3 +72,12 @@ class FormatError(TrackerError):
         self.path = path
         self.line = line
         self.problem = problem
+
+
+class ProjectionUnavailable(TrackerError):
+    """The arbiter projection cannot rank under this tie-break order.
+
+    Its search re-implements the ranking on integer arrays; the codes it does
+    not re-implement (``STD``, ``ARO``, ``BPG``) make it refuse rather than
+    answer with another order.
+    """

@@ -41,6 +41,11 @@ ByeKind = Literal["full", "half", "zero", "pab"]
 Format = Literal["single", "double"]
 Basis = Literal["games", "rounds"]
 ProvisionalBasis = Literal["percentage", "max-games", "rounds"]
+#: The edition of FIDE C.07 (tie-break regulations) the tournament runs
+#: under: ``2026`` (in force since 1 March 2026) or ``2024``.  What differs is
+#: in :mod:`tracker.core.editions`.
+Rules = Literal["2024", "2026"]
+RULES: Final[tuple[Rules, ...]] = ("2024", "2026")
 
 DEFAULT_TIEBREAKS: Final[tuple[str, ...]] = ("PTS", "DE", "SB", "KS", "WON")
 
@@ -99,6 +104,8 @@ class TournamentOpened(
     and line, whether it is clinched, lost or still open); ``playoff`` says
     that a tie for 1st on points is decided by a play-off, not tie-breaks.
     Both are optional: events written before they existed decode unchanged.
+    ``rules`` is the C.07 edition (default ``2026``; optional for the same
+    reason: an event without it is read as 2026).
     """
 
     id: EventId
@@ -117,6 +124,7 @@ class TournamentOpened(
     records: Annotated[tuple[Annotated[str, msgspec.Meta(max_length=400)], ...], msgspec.Meta(max_length=100)] = ()
     lines: Annotated[tuple[Line, ...], msgspec.Meta(max_length=16)] = ()
     playoff: bool = False
+    rules: Rules = "2026"
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):

@@ -18,7 +18,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from tracker.core.crosstable import Tournament
-from tracker.core.tiebreaks import TieBreak, koya_threshold
+from tracker.core.editions import record_column
+from tracker.core.tiebreaks import RECORD_KINDS, TieBreak, koya_threshold
 
 
 class Row(NamedTuple):
@@ -55,6 +56,8 @@ class Standings:
     rows: tuple[Row, ...]
     #: points per outcome (win, draw, loss, forfeit_win, …), exact
     scoring: tuple[tuple[str, Fraction], ...] = ()
+    #: the C.07 edition the values follow (``2024`` or ``2026``)
+    rules: str = "2026"
 
     def row(self, start_no: int) -> Row:
         for row in self.rows:
@@ -76,10 +79,11 @@ def standings(t: Tournament) -> Standings:
     n = t.n
     den = t.units.denominator
     de = [0] * n
-    groups = _rank_groups(t, list(range(n)), 0, _sort_values(t), de)
     shown = display_codes(t)
+    records = {tb.code: record_column(t, tb) for tb in (*t.tiebreaks, *shown) if tb.kind in RECORD_KINDS}
+    groups = _rank_groups(t, list(range(n)), 0, _sort_values(t, records), de)
     complete = t.complete
-    columns = [_display_column(t, tb, de) for tb in shown]
+    columns = [records[tb.code][1] if tb.code in records else _display_column(t, tb, de) for tb in shown]
     lines = t.line_games_all()
     win = t.units.win
     rows = []
@@ -113,6 +117,7 @@ def standings(t: Tournament) -> Standings:
         codes=tuple(tb.code for tb in shown),
         rows=tuple(rows),
         scoring=_scoring(t),
+        rules=t.rules,
     )
 
 
@@ -153,10 +158,12 @@ def _scoring(t: Tournament) -> tuple[tuple[str, Fraction], ...]:
     return tuple((name, exact(getattr(u, name), u.denominator)) for name in _SCORING_FIELDS)
 
 
-def _sort_values(t: Tournament) -> list[Sequence[int]]:
+def _sort_values(t: Tournament, records: dict[str, tuple[list[int], list[Fraction]]]) -> list[Sequence[int]]:
     columns: list[Sequence[int]] = []
     for tb in t.tiebreaks:
-        if tb.kind == "PTS":
+        if tb.code in records:
+            columns.append(records[tb.code][0])
+        elif tb.kind == "PTS":
             columns.append(t.score)
         elif tb.kind == "SB":
             columns.append(t.sb)

@@ -22,6 +22,24 @@ Supported (FIDE C.07, 2026 edition, as it applies to round robins):
     (§14.5).  The line itself is :func:`koya_threshold` and the test
     :func:`qualifies`, here and nowhere else; :mod:`tracker.core.crosstable`
     says which ``G`` applies while games are still to be played.
+``STD``
+    standard points (C.07 2026): the score counted as 1-½-0 whatever the
+    tournament's scoring (a result worth more than a draw is 1, a draw ½,
+    less 0), for events with custom scoring such as 3-1-0.  2026 only.
+``BPG``
+    games played with Black (C.07 §7).  Which forfeits count depends on the
+    edition (:mod:`tracker.core.editions`).
+``ARO``
+    average rating of the opponents (C.07 §10.1), rounded to a whole
+    number; opponents without a rating (0) are left out.  Which forfeits
+    count depends on the edition.
+``TPN``
+    the tournament pairing number (the TRF starting rank); lower is better.
+``RTNG``
+    the player's own rating as given in the start list; higher is better.
+
+The values of ``STD``, ``BPG``, ``ARO``, ``TPN`` and ``RTNG`` are computed by
+:mod:`tracker.core.editions` from the crosstable when standings are built.
 """
 
 from __future__ import annotations
@@ -32,7 +50,13 @@ from typing import Final, Literal
 
 from tracker.core.errors import EventRejected
 
-Kind = Literal["PTS", "DE", "WON", "SB", "KS"]
+Kind = Literal["PTS", "DE", "WON", "SB", "KS", "STD", "BPG", "ARO", "TPN", "RTNG"]
+Rules = Literal["2024", "2026"]
+#: Codes whose value does not come from the running sums of the crosstable.
+RECORD_KINDS: Final = frozenset({"STD", "BPG", "ARO", "TPN", "RTNG"})
+#: Codes defined by the 2026 edition only.
+ONLY_2026: Final = frozenset({"STD"})
+_SIMPLE: Final = ("PTS", "DE", "WON", "SB", "KS", "STD", "BPG", "ARO", "TPN", "RTNG")
 Basis = Literal["games", "rounds"]
 
 _KS_LIMIT: Final = re.compile(r"^KS/L([+-]?)(\d{1,2})$")
@@ -56,7 +80,7 @@ def parse_tiebreak(text: str) -> TieBreak:
     server reads the unsigned form as a percentage line.
     """
     code = text.strip().upper()
-    if code in ("PTS", "DE", "WON", "SB", "KS"):
+    if code in _SIMPLE:
         return TieBreak(code, code)  # type: ignore[arg-type]  # narrowed by the membership test
     match = _KS_LIMIT.match(code)
     if match:
@@ -73,18 +97,29 @@ def parse_tiebreak(text: str) -> TieBreak:
             return TieBreak("KS", "KS")
         return TieBreak(f"KS/L{limit:+d}", "KS", limit)
     raise EventRejected(
-        f"unknown tie-break code {text!r}; tracker computes PTS, DE, WON, SB, KS and KS/L±n",
+        f"unknown tie-break code {text!r}; tracker computes PTS, DE, WON, SB, KS, KS/L±n, STD, BPG, ARO, TPN and RTNG",
         code="unknown-tiebreak",
     )
 
 
-def parse_tiebreaks(codes: tuple[str, ...] | list[str]) -> tuple[TieBreak, ...]:
-    """Parse an ordered list, put ``PTS`` first and drop repeats."""
+def parse_tiebreaks(codes: tuple[str, ...] | list[str], rules: Rules = "2026") -> tuple[TieBreak, ...]:
+    """Parse an ordered list, put ``PTS`` first and drop repeats.
+
+    Raises :class:`EventRejected` (``unknown-tiebreak``) as
+    :func:`parse_tiebreak` does, and for a code the edition ``rules`` does not
+    define (``STD`` under 2024).
+    """
     parsed = [TieBreak("PTS", "PTS")]
     for text in codes:
         if not text.strip():
             continue
         tb = parse_tiebreak(text)
+        if tb.kind in ONLY_2026 and rules != "2026":
+            raise EventRejected(
+                f"tie-break {tb.code} is defined by the 2026 edition of C.07, not by the {rules} edition "
+                "this tournament runs under (use rules 2026, or leave it out)",
+                code="unknown-tiebreak",
+            )
         if tb not in parsed:
             parsed.append(tb)
     return tuple(parsed)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from tracker.client import Acked, Rejected, Reply, TrackerUnavailable
+from tracker.core.audit import audit
 from tracker.core.errors import FormatError
 from tracker.core.events import (
     Event,
@@ -67,6 +68,7 @@ class Follower:
         self.stale = False  # re-read the tracker's state before the next diff
         self.refused: set[str] = set()
         self.reported: set[str] = set()
+        self.audited: tuple[str, ...] | None = None  # the last official-standings verdict logged
 
     async def poll(self) -> PollResult:
         """Read the source once and submit what changed.
@@ -83,6 +85,7 @@ class Follower:
             self.latest = read_tournament_text(text, self.source.name, self.tournament)
             self.latest_is_pgn = _is_pgn(text, self.source.name)
             self.settled = False
+            self._audit(self.latest)
         if self.latest is None or self.settled:
             return PollResult(changed=text is not None)
         tf = self.latest
@@ -132,6 +135,29 @@ class Follower:
                 "(an arbiter's?), so it stays; run follow with --override to replace it with the source's",
                 what,
             )
+
+    def _audit(self, tf: TournamentFile) -> None:
+        """Compare the source's own published places and values with tracker's; log when the verdict changes.
+
+        A TRF carries official ranks (and ``XXT`` values): when they disagree
+        with the standings of the same crosstable, the arbiter hears it once
+        per change ("the official standings disagree on …"), not every poll.
+        """
+        if not tf.official:
+            return
+        found = audit(tf.opened, tf.events, tf.official)
+        verdict = tuple(d.sentence() for d in found)
+        previous, self.audited = self.audited, verdict
+        if verdict == previous:
+            return
+        if found:
+            log.warning(
+                "follow: %s: the official standings disagree on %s",
+                self.source.name,
+                "; ".join(verdict),
+            )
+        elif previous:
+            log.info("follow: %s: the official standings agree with tracker's", self.source.name)
 
     async def _read_tracker(self, tf: TournamentFile) -> list[Event]:
         """Load the ledger and start list from the tracker, opening the tournament if it has none."""

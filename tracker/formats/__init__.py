@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from tracker.core.apply import Batch, fold
+from tracker.core.audit import Official
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, FormatError
 from tracker.core.events import Event, TournamentOpened, decode_event, encode_event
@@ -26,17 +27,22 @@ class TournamentFile:
 
     ``notes`` are sentences for the user about how the reader read what the
     file leaves open (a blank result, a column alignment, an encoding);
-    the CLI prints them.
+    the CLI prints them.  ``official`` is what a TRF publishes about each
+    player: the rank column and, from ``XXT`` records, tie-break values
+    (empty for PGN); ``tracker check`` compares them with tracker's.  They
+    are claims about the tournament, not part of it: two files with the same
+    tournament compare equal whatever they claim.
     """
 
     opened: TournamentOpened
     events: tuple[Event, ...]
     notes: tuple[str, ...] = ()
+    official: tuple[Official, ...] = field(default=(), compare=False)
 
     def until_round(self, last: int) -> TournamentFile:
         """The same file cut after round ``last`` (events of later rounds dropped)."""
         kept = tuple(e for e in self.events if getattr(e, "round", 0) <= last)
-        return replace(self, events=kept)
+        return replace(self, events=kept, official=())  # the published figures are for the whole file
 
 
 def slug(name: str) -> str:

@@ -21,7 +21,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
+import msgspec
+
 from tracker.core.errors import FormatError
+from tracker.core.events import Rules
 from tracker.formats import TournamentFile
 
 #: A well-formed UTF-8 sequence of two to four bytes (RFC 3629, no surrogates, no overlongs).
@@ -61,10 +64,13 @@ def decode_text(data: bytes, path: str) -> tuple[str, tuple[str, ...]]:
     )
 
 
-def read_file(path: str, tournament_id: str | None = None, *, final: bool = False) -> TournamentFile:
+def read_file(
+    path: str, tournament_id: str | None = None, *, final: bool = False, rules: Rules | None = None
+) -> TournamentFile:
     """Read a TRF or PGN file (by extension; TRF otherwise).
 
-    ``final`` (the event is over) goes to the TRF reader
+    ``rules`` sets the C.07 edition (else the TRF's start date says, else
+    2026).  ``final`` (the event is over) goes to the TRF reader
     (:func:`~tracker.formats.trf.parse_trf`).  The result's ``notes`` include
     how the file was decoded when it was not UTF-8.  Raises
     :class:`FormatError` when the file cannot be read, decoded or parsed.
@@ -78,8 +84,10 @@ def read_file(path: str, tournament_id: str | None = None, *, final: bool = Fals
         from tracker.formats.pgn import parse_pgn
 
         tf = parse_pgn(text, path, tournament_id)
+        if rules is not None:
+            tf = replace(tf, opened=msgspec.structs.replace(tf.opened, rules=rules))
     else:
         from tracker.formats.trf import parse_trf
 
-        tf = parse_trf(text, path, tournament_id, final=final)
+        tf = parse_trf(text, path, tournament_id, final=final, rules=rules)
     return replace(tf, notes=notes + tf.notes) if notes else tf

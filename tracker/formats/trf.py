@@ -67,11 +67,12 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Final
 
+from tracker.core.audit import Official
 from tracker.core.codes import RESULT_OF_CODES
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected, FormatError
@@ -83,6 +84,7 @@ from tracker.core.events import (
     Format,
     Player,
     ResultRecorded,
+    Rules,
     Scoring,
     TournamentOpened,
 )
@@ -183,6 +185,7 @@ class _PlayerLine:
     points: Fraction | None
     points_text: str
     blocks: tuple[_Block | None, ...]
+    rank: int | None = None
 
     def block(self, round_: int) -> _Block | None:
         return self.blocks[round_ - 1] if round_ <= len(self.blocks) else None
@@ -200,12 +203,16 @@ class _Header:
     tiebreaks_212: tuple[int, tuple[str, ...]] | None = None
     format_hint: Format | None = None
     records: list[str] = field(default_factory=list)
+    #: ``XXT start_no value …`` lines: (line number, start rank, values as written)
+    values: list[tuple[int, int, tuple[str, ...]]] = field(default_factory=list)
 
 
 # -- reading ---------------------------------------------------------------------------------
 
 
-def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: bool = False) -> TournamentFile:
+def parse_trf(
+    text: str, path: str, tournament_id: str | None = None, *, final: bool = False, rules: Rules | None = None
+) -> TournamentFile:
     """Read a TRF16 or TRF26 file's text into the tournament's opening event and its events.
 
     Returns a :class:`TournamentFile` whose opening event has every player
@@ -223,6 +230,9 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: 
     ``final`` says the event is over: a paired game with a blank result is
     then unplayed in every round, not only before the last round with
     results (see the module docstring); ``notes`` say which reading was used.
+    ``rules`` is the C.07 edition; without it the ``042`` start date says
+    (before 1 March 2026: ``2024``, as the FIDE TEC server reads it), and
+    without a readable date ``2026``.  TRF26 has no record for the edition.
 
     Raises :class:`FormatError` (path, line, problem) for anything that is
     not a consistent round robin: binary junk, no player lines, a field that
@@ -278,7 +288,7 @@ def parse_trf(text: str, path: str, tournament_id: str | None = None, *, final: 
             f"line{'s' if len(numbers) > 1 else ''} {shown}: the columns are aligned by UTF-8 bytes, not characters "
             "(a name with accents is padded with fewer spaces): read that way",
         )
-    return _tournament_file(header, players, path, tournament_id, final, notes)
+    return _tournament_file(header, players, path, tournament_id, final, notes, rules)
 
 
 def _player_line_aligned(line: str, number: int, path: str) -> tuple[_PlayerLine, bool]:
@@ -332,6 +342,11 @@ def _header_record(header: _Header, code: str, line: str, number: int, path: str
         _scoring(header, value, _SCORING_162, _162_FIELDS, number, path, "162")
     elif code == "XXS":
         _scoring(header, value, _SCORING_XXS, _XXS_FIELDS, number, path, "XXS")
+    elif code == "XXT":  # tracker's record: published tie-break values, for ``tracker check`` (not exported)
+        parts = value.split()
+        if not parts:
+            raise FormatError(path, number, "XXT needs a starting rank and the tie-break values")
+        header.values.append((number, _number(parts[0], path, number, "the starting rank (XXT)"), tuple(parts[1:])))
     elif code in ("202", "212"):
         codes = parse_code_list(value)
         if code == "202":
@@ -419,8 +434,7 @@ def _player_line(line: str, number: int, path: str, *, by_bytes: bool = False) -
             raise FormatError(path, number, f"the points (columns 81-84) {points_text!r} are not a number")
         points = Fraction(Decimal(points_text))
     rank_text = columns(86, 89)
-    if rank_text:
-        _number(rank_text, path, number, "the rank (columns 86-89)")
+    rank = _number(rank_text, path, number, "the rank (columns 86-89)") if rank_text else None
     if line[89:91].strip():
         raise FormatError(path, number, "columns 90-91 must be blank (round 1 starts at column 92)")
     player = Player(
@@ -438,7 +452,7 @@ def _player_line(line: str, number: int, path: str, *, by_bytes: bool = False) -
     if count > _MAX_ROUNDS:
         raise FormatError(path, number, f"more than {_MAX_ROUNDS} rounds")
     blocks = tuple(_block(rest[k * _BLOCK : (k + 1) * _BLOCK], k + 1, number, path) for k in range(count))
-    return _PlayerLine(number, player, points, points_text, blocks)
+    return _PlayerLine(number, player, points, points_text, blocks, rank or None)
 
 
 def _block(chunk: str, round_: int, number: int, path: str) -> _Block | None:
@@ -516,6 +530,7 @@ def _tournament_file(
     tournament_id: str | None,
     final: bool,
     notes: tuple[str, ...],
+    rules: Rules | None = None,
 ) -> TournamentFile:
     if not lines:
         raise FormatError(path, 0, "no player records (001 lines)")
@@ -573,11 +588,13 @@ def _tournament_file(
         format=fmt,
         rounds=rounds,
         scoring=_scoring_of(header, path),
-        tiebreaks=_tiebreaks_of(header, path),
+        tiebreaks=_tiebreaks_of(header, path, rules or rules_of(header.records)),
         schedule=_schedule_of(lines, rounds, n),
         records=tuple(header.records),
+        rules=rules or rules_of(header.records),
     )
     tf, state = checked_file(path, opened, events, where, notes + _blank_notes(lines, decided, last, final))
+    tf = replace(tf, official=_official(header, lines, opened, path))
     for pl in lines:
         score = state.units.points(state.score[state.index[pl.player.start_no]])
         if pl.points is not None and pl.points != score:
@@ -588,6 +605,39 @@ def _tournament_file(
                 f"add up to {_points_text(score)}",
             )
     return tf
+
+
+def _official(header: _Header, lines: list[_PlayerLine], opened: TournamentOpened, path: str) -> tuple[Official, ...]:
+    """The published figures: each line's rank column and its ``XXT`` values.
+
+    ``XXT start_rank v1 v2 …`` (tracker's record; TRF has no column for
+    tie-break values) lists the values in the order of the file's tie-breaks
+    without ``PTS``; ``9.25``, ``2.5`` or ``2½``.  Raises :class:`FormatError`
+    for a count that does not match, a value that is not a number or a
+    starting rank that is not in the file.
+    """
+    codes = [code for code in opened.tiebreaks if code != "PTS"]
+    values: dict[int, dict[str, Fraction]] = {}
+    known = {pl.player.start_no for pl in lines}
+    for number, start_no, texts in header.values:
+        if start_no not in known:
+            raise FormatError(path, number, f"XXT for starting rank {start_no}, which has no 001 line")
+        if len(texts) != len(codes):
+            raise FormatError(
+                path, number, f"XXT has {len(texts)} values for the {len(codes)} tie-breaks {','.join(codes)}"
+            )
+        parsed: dict[str, Fraction] = {}
+        for code, text in zip(codes, texts, strict=True):
+            try:
+                parsed[code] = Fraction(Decimal(text.replace("½", ".5") if text != "½" else "0.5"))
+            except (ArithmeticError, ValueError):
+                raise FormatError(path, number, f"the XXT value {text!r} for {code} is not a number") from None
+        values[start_no] = parsed
+    return tuple(
+        Official(pl.player.start_no, pl.rank, values.get(pl.player.start_no, {}))
+        for pl in lines
+        if pl.rank is not None or pl.player.start_no in values
+    )
 
 
 def _blank_notes(lines: list[_PlayerLine], decided: int, last: int, final: bool) -> tuple[str, ...]:
@@ -729,14 +779,33 @@ def _scoring_of(header: _Header, path: str) -> Scoring:
     return scoring
 
 
-def _tiebreaks_of(header: _Header, path: str) -> tuple[str, ...]:
+def rules_of(records: list[str] | tuple[str, ...]) -> Rules:
+    """The C.07 edition a file's ``042`` start date implies: ``2024`` before 1 March 2026, else ``2026``.
+
+    The 2026 edition applies to events that start on or after 1 March 2026;
+    the FIDE TEC tie-break server chooses the edition the same way.  A file
+    without a readable start date is read under 2026 (tracker's default).
+    """
+    for record in records:
+        if record.startswith("042"):
+            match = _DATE.search(record[3:])
+            if match:
+                year, month, day = (int(part) for part in match.groups())
+                return "2024" if (year, month, day) < (2026, 3, 1) else "2026"
+    return "2026"
+
+
+_DATE: Final = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
+
+
+def _tiebreaks_of(header: _Header, path: str, rules: Rules) -> tuple[str, ...]:
     """212 when present (it defines the standings), else 202 with ``PTS`` first, else the default order."""
     chosen = header.tiebreaks_212 or header.tiebreaks_202
     if chosen is None:
         return DEFAULT_TIEBREAKS
     number, codes = chosen
     try:
-        parsed = parse_tiebreaks(codes)
+        parsed = parse_tiebreaks(codes, rules)
     except EventRejected as exc:
         raise FormatError(path, number, exc.reason) from None
     if len(parsed) > _MAX_CODES:

@@ -149,6 +149,7 @@ def empty_payload(tournament: str) -> StandingsPayload:
         "provisional": True,
         "basis": "",
         "max_basis": "",
+        "rules": "",
         "codes": [],
         "scoring": {},
         "standings": [],

@@ -57,6 +57,7 @@ from websockets.asyncio.server import ServerConnection
 
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
+from tracker.core.errors import ProjectionUnavailable
 from tracker.core.projection import Projection, project
 from tracker.protocol import projection_message
 
@@ -161,6 +162,9 @@ class Projector:
             why = f"took more than {self.limits.projection_seconds:g} s"
         except (BrokenProcessPool, MemoryError):  # killed, or out of memory before projecting
             why = "lost its process"
+        except ProjectionUnavailable as exc:  # the tournament's order has a code the projection does not rank by
+            log.info("no projection for %s: %s", state.id, exc)
+            return None
         except BaseException:  # cancelled (nobody waits any more, or shutdown): stop the work under way
             self.close()
             raise

@@ -297,7 +297,7 @@ function onStandings(message) {
   fill($("title"), payload.name ? `Arbiter · ${payload.name}` : "Arbiter dashboard");
   const n = payload.standings.length;
   fill($("meta"), n
-    ? `${n} players · ${payload.rounds} rounds · ${payload.games_played} games played · seq ${payload.seq}${payload.provisional ? "" : " · all games in"}`
+    ? `${n} players · ${payload.rounds} rounds · ${payload.games_played} games played · seq ${payload.seq}${payload.rules ? ` · C.07 ${payload.rules}` : ""}${payload.provisional ? "" : " · all games in"}`
     : `Tournament ${tournament} is not open yet.`);
   if (!n) return;
   buildSelects();

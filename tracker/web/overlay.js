@@ -112,7 +112,7 @@ function render(payload) {
   const n = payload.standings.length;
   const round = Math.max(0, ...payload.standings.flatMap((r) => r.results.map((x) => x[0])));
   const total = payload.rounds * Math.floor(n / 2);
-  fill($("progress"), n ? `${round ? `Rd ${round} · ` : ""}${payload.games_played}/${total || "?"}${payload.provisional ? "" : " · final"}` : "");
+  fill($("progress"), n ? `${round ? `Rd ${round} · ` : ""}${payload.games_played}/${total || "?"}${payload.provisional ? "" : " · final"}${payload.rules ? ` · C.07 ${payload.rules}` : ""}` : "");
 
   fill(
     $("columns"),

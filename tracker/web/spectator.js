@@ -49,6 +49,8 @@ function renderMeta() {
     el("span", null, ` · ${payload.games_played} of ${total} games played · `),
     el("span", { class: payload.provisional ? "badge prov-badge" : "badge final-badge", title: provisionalWords(payload) },
       payload.provisional ? `provisional (${payload.basis} basis)` : "final"),
+    payload.rules ? el("span", { class: "badge rules-badge", title: `tie-breaks per FIDE C.07, ${payload.rules} edition` },
+      ` C.07 ${payload.rules}`) : null,
   );
 }
 

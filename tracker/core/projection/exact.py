@@ -113,6 +113,8 @@ class Search:
                 columns.append(self.wins)
             elif kind == "KS":
                 columns.append(ks_by_limit[limit])
+            elif kind in self.m.static:
+                columns.append(self.m.static[kind])
             else:
                 columns.append(None)
         return ks_by_limit[0] + ranks(self.n, columns, self.cols, self.m.de_weight)

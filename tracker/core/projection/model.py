@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tracker.core.crosstable import Tournament
+from tracker.core.errors import ProjectionUnavailable
 from tracker.core.events import GameResult
 from tracker.core.tiebreaks import final_games, koya_threshold
 
@@ -57,6 +58,12 @@ class Model:
     order: tuple[tuple[str, int], ...]
     games: list[Game]
     undecided: list[Game] = field(default_factory=list)
+    #: columns no remaining game can change (``TPN``: minus the start number, ``RTNG``), higher is better
+    static: dict[str, list[int]] = field(default_factory=dict)
+
+
+#: Tie-break kinds the projection does not re-implement: it refuses them (:class:`ProjectionUnavailable`).
+UNPROJECTED: Final = frozenset({"STD", "ARO", "BPG"})
 
 
 def remaining_games(t: Tournament) -> list[tuple[int | None, int, int]]:
@@ -100,6 +107,13 @@ def options_of(t: Tournament, white: int, black: int) -> tuple[Option, ...]:
 
 
 def model_of(t: Tournament) -> Model:
+    """The model of ``t``; raises :class:`ProjectionUnavailable` for an order with a code in :data:`UNPROJECTED`."""
+    refused = [tb.code for tb in t.tiebreaks if tb.kind in UNPROJECTED]
+    if refused:
+        raise ProjectionUnavailable(
+            f"the projection does not compute {', '.join(refused)}: it ranks only by PTS, DE, WON, SB, KS, "
+            "TPN and RTNG (the standings themselves are computed)"
+        )
     n = t.n
     points = [[0] * n for _ in range(n)]
     meetings = [[0] * n for _ in range(n)]
@@ -152,4 +166,8 @@ def model_of(t: Tournament) -> Model:
         order=tuple((tb.kind, tb.limit) for tb in t.tiebreaks),
         games=games,
         undecided=undecided,
+        static={
+            "TPN": [-p.start_no for p in t.opened.players],
+            "RTNG": [p.rating for p in t.opened.players],
+        },
     )

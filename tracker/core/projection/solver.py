@@ -287,6 +287,8 @@ class Solver:
                 columns.append(wins)
             elif kind == "KS":
                 columns.append(self._ks(limit, ks_by_limit))
+            elif kind in self.m.static:
+                columns.append(self.m.static[kind])
             else:
                 columns.append(None)
         ks = self._ks(0, ks_by_limit)
@@ -424,6 +426,9 @@ class Solver:
         """The interval of ``value_j − value_i`` for one criterion (SB, KS/limit or WON)."""
         if kind == "WON":
             return self.w_lo[j] - self.w_hi[i], self.w_hi[j] - self.w_lo[i]
+        static = self.m.static.get(kind)
+        if static is not None:  # TPN, RTNG: no game changes them
+            return static[j] - static[i], static[j] - static[i]
         p_lo, p_hi, s_lo, s_hi = self.p_lo, self.p_hi, self.s_lo, self.s_hi
         pj_lo, pj_hi, pi_lo, pi_hi = p_lo[j], p_hi[j], p_lo[i], p_hi[i]
         lo = hi = 0
