@@ -36,7 +36,7 @@ from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import Event
 from tracker.core.standings import standings
-from tracker.protocol import standings_payload
+from tracker.protocol import StandingsPayload, standings_payload
 
 INVARIANTS: Final = (
     "acked-lost",
@@ -48,19 +48,7 @@ INVARIANTS: Final = (
 )
 
 #: the keys of a snapshot or update that carry standings (everything of StandingsPayload)
-PAYLOAD_KEYS: Final = (
-    "tournament",
-    "name",
-    "seq",
-    "rounds",
-    "games_played",
-    "provisional",
-    "basis",
-    "max_basis",
-    "codes",
-    "scoring",
-    "standings",
-)
+PAYLOAD_KEYS: Final = tuple(StandingsPayload.__annotations__)  # the standings part of a message, as the code defines it
 
 
 def payload_of(message: dict[str, Any]) -> dict[str, Any]:
