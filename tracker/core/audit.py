@@ -234,7 +234,9 @@ def _forfeits_as_byes(events: Sequence[Event]) -> list[Event]:
         if isinstance(e, ResultRecorded) and e.result in ("+-", "-+", "--"):
             kinds = _AS_BYES[e.result]
             for player, kind in zip((e.white, e.black), kinds, strict=True):
-                out.append(ByeRecorded(f"{e.id}/as-bye/{player}", e.tournament, e.round, player, kind))
+                out.append(
+                    ByeRecorded(f"{e.id}/as-bye/{player}", e.tournament, e.round, player, kind, replaces_game=True)
+                )
         else:
             out.append(e)
     return out
