@@ -362,37 +362,23 @@ def projection_json(p: Projection) -> ProjectionJSON:
     }
 
 
-class StandingsPayload(TypedDict):
-    tournament: str
-    name: str
-    seq: int
+class StandingsPayload(StandingsJSON):
+    """:class:`StandingsJSON` and what live clients need beside it: rounds, games played, the codes, the scoring."""
+
     rounds: int
     games_played: int
-    provisional: bool
-    basis: str
-    max_basis: str
-    #: the C.07 edition (``2024``/``2026``; empty before the tournament is open)
-    rules: str
     codes: list[str]
     scoring: dict[str, float]
-    standings: list[RowJSON]
 
 
 def standings_payload(s: Standings) -> StandingsPayload:
     """The standings JSON every interface shares (the HTTP standings page, snapshots and updates)."""
     return {
-        "tournament": s.tournament,
-        "name": s.name,
-        "seq": s.seq,
+        **standings_json(s),
         "rounds": s.rounds,
         "games_played": sum(row.games for row in s.rows) // 2,
-        "provisional": s.provisional,
-        "basis": s.basis,
-        "max_basis": s.max_basis,
-        "rules": s.rules,
         "codes": list(s.codes),
         "scoring": {name: float(points) for name, points in s.scoring},
-        "standings": [row_json(s.codes, row) for row in s.rows],
     }
 
 
