@@ -54,29 +54,30 @@ def flood_pings(port: int, until: float) -> None:
         ws.close()
 
 
+async def ping_bystander(url: str, pid: int, until: float, *, every: float = 0.1) -> tuple[list[float], float]:
+    """A bystander connected until ``until`` (monotonic): its ping round trips, and the server's highest RSS (MiB)."""
+    rtts: list[float] = []
+    peak = rss_mib(pid)
+    async with connect(url) as ws:
+        while time.monotonic() < until:
+            started = time.perf_counter()
+            pong = await ws.ping()
+            async with asyncio.timeout(10):
+                await pong
+            rtts.append(time.perf_counter() - started)
+            peak = max(peak, rss_mib(pid))
+            await asyncio.sleep(every)
+    return rtts, peak
+
+
 def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_server: RunningTracker) -> None:
     pid = tracker_server.proc.pid
     before = rss_mib(pid)
-    rtts: list[float] = []
-    peak = before
-
-    async def bystander(until: float) -> None:
-        nonlocal peak
-        async with connect(tracker_server.ws_url) as ws:
-            while time.monotonic() < until:
-                started = time.perf_counter()
-                pong = await ws.ping()
-                async with asyncio.timeout(10):
-                    await pong
-                rtts.append(time.perf_counter() - started)
-                peak = max(peak, rss_mib(pid))
-                await asyncio.sleep(0.1)
-
     until = time.monotonic() + FLOOD_SECONDS
     flooder = threading.Thread(target=flood_pings, args=(tracker_server.port, until))
     flooder.start()
     try:
-        asyncio.run(bystander(until))
+        rtts, peak = asyncio.run(ping_bystander(tracker_server.ws_url, pid, until))
     finally:
         flooder.join(timeout=30)
     peak = max(peak, rss_mib(pid))

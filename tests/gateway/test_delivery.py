@@ -32,8 +32,9 @@ from websockets.asyncio.client import connect
 
 from tests.builders import TID, berger, game, opened, schedule_of
 from tests.conftest import RunningTracker, data_file
-from tests.gateway.test_abuse import rss_mib
+from tests.gateway.test_abuse import ping_bystander
 from tests.gateway.test_hostile import RawWs, frame, http_json
+from tests.gateway.test_limits import rss_mib
 from tests.reliability_log import record
 from tracker.core.events import Event, ResultRecorded, encode_event
 from tracker.formats import state_from
@@ -332,8 +333,6 @@ def test_compressed_resumes_in_a_loop_neither_grow_the_server_nor_delay_a_bystan
     arbiter.close()
     pid = tracker.proc.pid
     before = rss_mib(pid)
-    rtts: list[float] = []
-    peak = before
     resumed = refused = 0
 
     async def resumer(until: float) -> None:
@@ -349,23 +348,12 @@ def test_compressed_resumes_in_a_loop_neither_grow_the_server_nor_delay_a_bystan
                 while first["seq"] < 111:
                     first = json.loads(await ws.recv())
 
-    async def bystander(until: float) -> None:
-        nonlocal peak
-        async with connect(tracker.ws_url) as ws:
-            while time.monotonic() < until:
-                started = time.perf_counter()
-                pong = await ws.ping()
-                async with asyncio.timeout(10):
-                    await pong
-                rtts.append(time.perf_counter() - started)
-                peak = max(peak, rss_mib(pid))
-                await asyncio.sleep(0.05)
-
-    async def both() -> None:
+    async def both() -> tuple[list[float], float]:
         until = time.monotonic() + 4
-        await asyncio.gather(resumer(until), bystander(until))
+        _, (rtts, peak) = await asyncio.gather(resumer(until), ping_bystander(tracker.ws_url, pid, until, every=0.05))
+        return rtts, peak
 
-    asyncio.run(both())
+    rtts, peak = asyncio.run(both())
     assert resumed > 10 and refused > 0, (resumed, refused)  # it did resume, and the loop was throttled
     assert peak - before < 64, f"the server grew by {peak - before:.1f} MiB"
     assert max(rtts) < 0.1, f"a bystander's ping took {max(rtts) * 1000:.0f} ms"
