@@ -41,7 +41,7 @@ from typing import Final
 
 from tracker.core.crosstable import Tournament
 from tracker.core.projection.model import Game, Model, model_of
-from tracker.core.projection.ranking import ranks
+from tracker.core.projection.ranking import criteria, koya, ranks
 from tracker.core.projection.stakes import lines_of
 
 #: Runs a simulation makes unless told otherwise (the issue asks for at least 10,000).
@@ -205,19 +205,6 @@ def _final(m: Model, picks: tuple[int, ...]) -> tuple[list[int], list[int]]:
         wins[g.black] += option.black_won
         points[g.white][g.black] += option.white
         points[g.black][g.white] += option.black
-    adjusted = [s - tr for s, tr in zip(score, m.trailing, strict=True)]
-    columns: list[list[int] | None] = []
-    for kind, limit in m.order:
-        if kind == "PTS":
-            columns.append(score)
-        elif kind == "SB":
-            columns.append([sum(p * a for p, a in zip(row, adjusted, strict=True)) for row in points])
-        elif kind == "WON":
-            columns.append(wins)
-        elif kind == "KS":
-            on = [2 * s >= m.thresholds[limit] for s in score]
-            columns.append([sum(p for p, q in zip(row, on, strict=True) if q) for row in points])
-        else:
-            columns.append(None)
+    columns = criteria(m, score, wins, points, lambda limit: koya(m, score, points, limit))
     cols = [[points[i][j] for i in range(n)] for j in range(n)]
     return ranks(n, columns, cols, m.de_weight), score

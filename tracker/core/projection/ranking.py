@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from tracker.core.tiebreaks import qualifies
+
+if TYPE_CHECKING:  # the model imports nothing from here; only the annotation needs it
+    from tracker.core.projection.model import Model
 
 # -- ranking a complete crosstable ----------------------------------------------
 
@@ -88,3 +94,39 @@ def _de_resolve(
         else:
             _de_resolve(part, offset, places, cols, de_weight)
         offset += len(part)
+
+
+def koya(m: Model, score: Sequence[int], points: Sequence[Sequence[int]], limit: int) -> list[int]:
+    """Every player's KS (limit ``limit``) on a complete crosstable: points against opponents on the final line."""
+    threshold = m.thresholds[limit]
+    on = [qualifies(s, threshold) for s in score]
+    return [sum(p for p, q in zip(row, on, strict=True) if q) for row in points]
+
+
+def criteria(
+    m: Model,
+    score: list[int],
+    wins: list[int],
+    points: Sequence[Sequence[int]],
+    ks: Callable[[int], list[int]],
+) -> list[list[int] | None]:
+    """The columns ``m.order`` ranks a complete crosstable by (``None`` for DE, which :func:`ranks` resolves).
+
+    ``ks(limit)`` gives the KS column of a limit (callers memoise it).
+    """
+    adjusted = [s - tr for s, tr in zip(score, m.trailing, strict=True)]
+    columns: list[list[int] | None] = []
+    for kind, limit in m.order:
+        if kind == "PTS":
+            columns.append(score)
+        elif kind == "SB":
+            columns.append([sum(p * a for p, a in zip(row, adjusted, strict=True)) for row in points])
+        elif kind == "WON":
+            columns.append(wins)
+        elif kind == "KS":
+            columns.append(ks(limit))
+        elif kind in m.static:
+            columns.append(m.static[kind])
+        else:
+            columns.append(None)
+    return columns

@@ -59,7 +59,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from tracker.core.projection.model import Model
-from tracker.core.projection.ranking import ranks
+from tracker.core.projection.ranking import criteria, koya, ranks
+from tracker.core.tiebreaks import qualifies
 
 Objective = Literal["rank_best", "rank_worst", "ks_min", "ks_max", "lead_min", "lead_max", "lead_zero"]
 #: The four extremes every player gets.
@@ -275,22 +276,8 @@ class Solver:
     def _rank_leaf(self, scenario: tuple[int, ...]) -> Leaf:
         n = self.n
         score, wins, points = self.s_lo, self.w_lo, self.p_lo
-        adjusted = [s - tr for s, tr in zip(score, self.trailing, strict=True)]
         ks_by_limit: dict[int, list[int]] = {}
-        columns: list[list[int] | None] = []
-        for kind, limit in self.order:
-            if kind == "PTS":
-                columns.append(score)
-            elif kind == "SB":
-                columns.append([sum(p * a for p, a in zip(row, adjusted, strict=True)) for row in points])
-            elif kind == "WON":
-                columns.append(wins)
-            elif kind == "KS":
-                columns.append(self._ks(limit, ks_by_limit))
-            elif kind in self.m.static:
-                columns.append(self.m.static[kind])
-            else:
-                columns.append(None)
+        columns = criteria(self.m, score, wins, points, lambda limit: self._ks(limit, ks_by_limit))
         ks = self._ks(0, ks_by_limit)
         cols = [[points[i][j] for i in range(n)] for j in range(n)]
         leaf = Leaf(scenario, ranks(n, columns, cols, self.de_weight), ks, score.copy(), _leads(score))
@@ -300,9 +287,7 @@ class Solver:
     def _ks(self, limit: int, memo: dict[int, list[int]]) -> list[int]:
         found = memo.get(limit)
         if found is None:
-            thr = self.m.thresholds[limit]
-            on = [2 * s >= thr for s in self.s_lo]
-            found = memo[limit] = [sum(p for p, q in zip(row, on, strict=True) if q) for row in self.p_lo]
+            found = memo[limit] = koya(self.m, self.s_lo, self.p_lo, limit)
         return found
 
     def _record(self, leaf: Leaf) -> None:
@@ -459,10 +444,10 @@ class Solver:
             d_lo, d_hi = pj_lo[k] - pi_hi[k], pj_hi[k] - pi_lo[k]
             if d_lo == d_hi == 0:
                 continue
-            if 2 * s_lo[k] >= thr:
+            if qualifies(s_lo[k], thr):
                 lo += d_lo
                 hi += d_hi
-            elif 2 * s_hi[k] >= thr:
+            elif qualifies(s_hi[k], thr):
                 lo += min(0, d_lo)
                 hi += max(0, d_hi)
                 if weight is not None:
@@ -480,10 +465,10 @@ class Solver:
         for k in range(self.n):
             if row_hi[k] == 0:
                 continue
-            if 2 * s_lo[k] >= thr:
+            if qualifies(s_lo[k], thr):
                 lo += row_lo[k]
                 hi += row_hi[k]
-            elif 2 * s_hi[k] >= thr:
+            elif qualifies(s_hi[k], thr):
                 hi += row_hi[k]
                 if weight is not None:
                     weight[k] += 2
