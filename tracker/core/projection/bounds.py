@@ -14,11 +14,13 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tracker.core.projection.exact import Range
 from tracker.core.projection.model import Game, Model, Option
 from tracker.core.tiebreaks import qualifies
 
 # -- bounds: score intervals ----------------------------------------------------
+
+Range = tuple[list[int], list[int]]
+"""(lows, highs) per player: KS in ``[:n]``, rank in ``[n:]``."""
 
 
 @dataclass(slots=True)
