@@ -38,6 +38,8 @@ PLAYERS = 16
 LIVE_PLAYERS = 20
 TOKEN = "bench-projection-token"
 SUBMITS = 16
+#: Seconds an arbiter phase waits past its submits for its first projection (a worker spawning under load).
+PROJECTION_WAIT = 90.0
 
 
 def state_before(rounds_left: int, seed: int = 21) -> Tournament:
@@ -89,6 +91,12 @@ async def _acks_while(url: str, tid: str, arbiter: bool, base: ResultCorrected, 
                     break
             assert reply["type"] == "ack", reply
             spent.append(1000 * (time.perf_counter() - started))
+        if arbiter and not projections:
+            # under load the first projection (a worker process to spawn, then ~2 s of search) can outlast the
+            # submits: the phase is about acks *while* projections run, so wait (bounded) until one has arrived
+            async with asyncio.timeout(PROJECTION_WAIT):
+                while not projections:
+                    projections += json.loads(await ws.recv())["type"] == "projection"
     return spent, projections
 
 
