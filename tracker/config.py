@@ -22,7 +22,7 @@ class Limits:
     max_buffer: int = 1 << 20  # unsent bytes per subscriber before it is dropped (close 1008)
     max_pending_submits: int = 64  # unanswered submits per connection before the server stops reading it
     history: int = 2000  # updates kept per tournament for resume
-    history_bytes: int = 16 << 20  # and at most this many bytes of them per tournament
+    history_bytes: int = 256 << 10  # and at most this many bytes of their deltas per tournament (beyond: a snapshot)
     max_resume: int = 1 << 20  # bytes of missed updates a resume may replay; beyond, the client gets a snapshot
     subscribes_per_second: float = 10.0  # per connection, sustained (a re-subscribe loop is throttled)
     subscribe_burst: int = 40  # per connection, burst

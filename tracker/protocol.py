@@ -1,8 +1,9 @@
-"""Websocket protocol v1: the messages, their decoding and their JSON.
+"""Websocket protocol v1.1: the messages, their decoding and their JSON.
 
 Client → server::
 
-    {"type": "subscribe", "tournament": ID, "since": SEQ?, "token": T?, "stakes": BOOL?, "delay": SECONDS?}
+    {"type": "subscribe", "tournament": ID, "since": SEQ?, "token": T?, "stakes": BOOL?, "delay": SECONDS?,
+     "updates": "full" | "delta"?}
     {"type": "unsubscribe", "tournament": ID}
     {"type": "submit", "token": T, "event": {...}, "ref": "client tag"?}
 
@@ -11,7 +12,9 @@ Server → client::
     snapshot   the full standings of a tournament and their seq
     update     one accepted event: seq, the event, rows that changed, who
                reached or fell below the 50% line, qualifying-set changes,
-               a sentence in plain words, and the full new rows
+               a sentence in plain words, and the full new rows; with
+               ``"updates": "delta"`` (v1.1) only the fields that changed,
+               and the digest of the full standings (:func:`update_delta`)
     ack        a submitted event is durable (id, tournament, seq)
     rejected   a submitted event was refused (id, code, reason)
     error      the message itself was bad (code, reason)
@@ -26,13 +29,17 @@ Server → client::
 
 Decoding is strict: :func:`decode_client` returns one typed message or
 raises :class:`~tracker.core.errors.DecodeError`.  Encoding happens once per
-update; every subscriber receives the same bytes.
+update; every subscriber receives the same bytes (one encoding for the full
+updates, one for the deltas).
 """
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Mapping
+from decimal import Decimal
 from fractions import Fraction
-from typing import Annotated, Final, Literal, TypedDict
+from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict
 
 import msgspec
 
@@ -45,7 +52,8 @@ from tracker.core.projection.cues import Cue, CueKind
 from tracker.core.projection.stakes import LineState, Stakes
 from tracker.core.standings import Row, Standings
 
-PROTOCOL_VERSION: Final = 1
+#: v1.1 adds ``"updates": "delta"`` to ``subscribe`` (field deltas); a client that does not ask gets v1's bytes.
+PROTOCOL_VERSION: Final = "1.1"
 
 Token = Annotated[str, msgspec.Meta(max_length=256)]
 
@@ -60,6 +68,7 @@ class Subscribe(msgspec.Struct, frozen=True, tag="subscribe", tag_field="type", 
     token: Token | None = None
     stakes: bool = False
     delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_DELAY)] = 0.0
+    updates: Literal["full", "delta"] = "full"
 
 
 class Unsubscribe(msgspec.Struct, frozen=True, tag="unsubscribe", tag_field="type", forbid_unknown_fields=True):
@@ -519,6 +528,345 @@ def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:
 
 def snapshot_message(payload: StandingsPayload) -> bytes:
     body: SnapshotMessage = {"type": "snapshot", **payload}
+    return _encoder.encode(body)
+
+
+# -- protocol v1.1: field deltas ----------------------------------------------------------------
+
+
+class DeltaRowJSON(TypedDict):
+    """One row that changed: its ``start_no`` and only its fields that changed (a new row: all of them).
+
+    ``tiebreaks`` holds only the codes whose value changed; ``results`` (the whole crosstable line) is
+    there only when the line changed.
+    """
+
+    start_no: int
+    rank: NotRequired[int]
+    name: NotRequired[str]
+    points: NotRequired[float]
+    tiebreaks: NotRequired[dict[str, float]]
+    games: NotRequired[int]
+    withdrawn: NotRequired[bool]
+    qualified: NotRequired[bool]
+    line: NotRequired[float]
+    results: NotRequired[list[tuple[int, int, str, str]]]
+
+
+class DeltaMessage(TypedDict):
+    """An ``update`` for a subscriber that asked for ``"updates": "delta"`` (protocol v1.1).
+
+    The event fields as in a full update; of the standings only what changed since ``seq - 1``: the
+    top-level fields whose value changed, ``rows`` (see :class:`DeltaRowJSON`), ``order`` (every start
+    number in standings order, only when the order or the set of rows changed) and ``digest``, the
+    CRC-32 of the canonical text of the full standings after this update (docs/protocol.md, "Digest").
+    """
+
+    type: Literal["update"]
+    delta: Literal[True]
+    tournament: str
+    seq: int
+    name: NotRequired[str]
+    provisional: NotRequired[bool]
+    basis: NotRequired[str]
+    max_basis: NotRequired[str]
+    rules: NotRequired[str]
+    rounds: NotRequired[int]
+    games_played: NotRequired[int]
+    codes: NotRequired[list[str]]
+    scoring: NotRequired[dict[str, float]]
+    event: Event
+    changed: list[int]
+    reached: list[int]
+    fell: list[int]
+    qualification: list[QualificationJSON]
+    summary: str
+    rows: list[DeltaRowJSON]
+    order: NotRequired[list[int]]
+    digest: int
+
+
+#: The fields of an ``update`` that describe the event, in the order a delta carries them.
+EVENT_FIELDS: Final = ("event", "changed", "reached", "fell", "qualification", "summary")
+#: Top-level standings fields a delta never carries as changes: the key and the position.
+_FIXED: Final = frozenset(("type", "tournament", "seq", "standings"))
+
+
+class _Tail(msgspec.Struct):
+    """The event fields of an encoded full ``update``, kept as the bytes they were written as."""
+
+    event: msgspec.Raw = msgspec.Raw(b"null")
+    changed: msgspec.Raw = msgspec.Raw(b"[]")
+    reached: msgspec.Raw = msgspec.Raw(b"[]")
+    fell: msgspec.Raw = msgspec.Raw(b"[]")
+    qualification: msgspec.Raw = msgspec.Raw(b"[]")
+    summary: msgspec.Raw = msgspec.Raw(b'""')
+
+
+_tail_decoder: Final = msgspec.json.Decoder(_Tail)
+
+
+def js_number(value: object) -> str:
+    """``value`` as JavaScript's ``String(value)`` writes it (``2.0`` → ``"2"``, ``1e-7`` → ``"1e-7"``).
+
+    Python's ``repr`` and JavaScript both write the shortest digits that read back to the same double;
+    only the layout differs (ECMAScript Number::toString), which this reproduces.  Booleans are
+    ``"true"``/``"false"``, ``None`` is ``"null"``, strings are themselves.
+    """
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Fraction | Decimal):
+        value = float(value)
+    if not isinstance(value, float):
+        raise TypeError(f"not a JSON value of the standings: {value!r}")
+    if value == 0:
+        return "0"  # String(-0) is "0"
+    text = repr(value)
+    if text.endswith(".0"):
+        return text[:-2]  # |value| < 1e16: repr writes no exponent
+    if "e" not in text:
+        if "n" in text:  # inf, nan: never in standings
+            return {"inf": "Infinity", "-inf": "-Infinity"}.get(text, "NaN")
+        return text
+    sign, digits, exponent = Decimal(text).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    d = "".join(map(str, digits))
+    k, n = len(d), len(d) + exponent  # value = 0.d × 10^n, as ECMAScript defines it
+    minus = "-" if sign else ""
+    if k <= n <= 21:
+        return minus + d + "0" * (n - k)
+    if 0 < n <= 21:
+        return minus + d[:n] + "." + d[n:]
+    if -6 < n <= 0:
+        return minus + "0." + "0" * -n + d
+    mantissa = d[0] + ("." + d[1:] if k > 1 else "")
+    return f"{minus}{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+
+
+def _results_text(results: Any) -> str:
+    return ";".join(f"{js_number(r)},{js_number(o)},{c},{x}" for r, o, c, x in results)
+
+
+def digest_row(codes: list[str], row: Mapping[str, Any], results: str | None = None) -> str:
+    """One row's line of the canonical text (``results``: its crosstable part, when the caller has it)."""
+    tiebreaks = row["tiebreaks"]
+    return "|".join(
+        (
+            js_number(row["rank"]),
+            js_number(row["start_no"]),
+            row["name"],
+            js_number(row["points"]),
+            js_number(row["games"]),
+            js_number(row["withdrawn"]),
+            js_number(row["qualified"]),
+            js_number(row["line"]),
+            ",".join(js_number(tiebreaks[c]) if c in tiebreaks else "" for c in codes),
+            _results_text(row["results"]) if results is None else results,
+        )
+    )
+
+
+def digest_header(p: Mapping[str, Any]) -> str:
+    """The first line of the canonical text: the standings' top-level fields (a missing one: empty)."""
+    scoring = p.get("scoring") or {}
+    return "|".join(
+        (
+            *(js_number(p.get(key, "")) for key in _HEADER),
+            ",".join(p.get("codes") or ()),
+            ",".join(f"{key}={js_number(scoring[key])}" for key in sorted(scoring)),
+        )
+    )
+
+
+#: The top-level fields of the canonical text, in its order (then ``codes`` and ``scoring``).
+_HEADER: Final = ("tournament", "name", "seq", "rounds", "games_played", "provisional", "basis", "max_basis", "rules")
+
+
+def digest_text(lines: list[str]) -> int:
+    """CRC-32 (ISO-HDLC, as zlib and PNG) of the lines joined with ``\n``, as UTF-8: an unsigned 32-bit int."""
+    return zlib.crc32("\n".join(lines).encode()) & 0xFFFFFFFF
+
+
+def standings_digest(p: Mapping[str, Any]) -> int:
+    """The digest of a full standings payload (docs/protocol.md, "Digest"): what a delta's ``digest`` is."""
+    codes = p["codes"]
+    return digest_text([digest_header(p), *(digest_row(codes, row) for row in p["standings"])])
+
+
+class Digester:
+    """The digest of one tournament's standings from update to update, re-writing only the rows that changed.
+
+    Keeps each row's canonical line and crosstable text; :meth:`digest` takes the new payload and the
+    start numbers whose row changed (``None``: all), and returns the same value as :func:`standings_digest`.
+    """
+
+    __slots__ = ("lines", "results")
+
+    def __init__(self) -> None:
+        self.lines: dict[int, str] = {}
+        self.results: dict[int, str] = {}
+
+    def digest(self, p: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]] | None) -> int:
+        codes = p["codes"]
+        out = [digest_header(p)]
+        for row in p["standings"]:
+            start_no = row["start_no"]
+            line = self.lines.get(start_no)
+            change = None if rows is None else rows.get(start_no)
+            if rows is not None and change is None and line is not None:
+                out.append(line)  # the row did not change
+                continue
+            results = self.results.get(start_no)
+            if results is None or change is None or "results" in change:
+                results = self.results[start_no] = _results_text(row["results"])
+            line = self.lines[start_no] = digest_row(codes, row, results)
+            out.append(line)
+        if len(self.lines) > len(p["standings"]):
+            present = {row["start_no"] for row in p["standings"]}
+            for gone in [n for n in self.lines if n not in present]:
+                del self.lines[gone]
+                self.results.pop(gone, None)
+        return digest_text(out)
+
+
+def _same_results(a: Any, b: Any) -> bool:
+    """Two crosstable lines are equal (entries may be tuples on one side and lists on the other)."""
+    if a == b:
+        return True
+    return len(a) == len(b) and all(tuple(x) == tuple(y) for x, y in zip(a, b, strict=True))
+
+
+def diff_standings(
+    previous: Mapping[str, Any], new: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[int] | None]:
+    """What changed from ``previous`` to ``new``: (top-level fields, changed rows, order or ``None``).
+
+    Each changed row holds ``start_no`` and its changed fields in the row's own order (a new row: all
+    of them); ``tiebreaks`` only the codes that changed.  ``order`` is ``None`` when the order of the
+    start numbers is the same.
+    """
+    top = {k: v for k, v in new.items() if k not in _FIXED and (k not in previous or previous[k] != v)}
+    old_rows = {row["start_no"]: row for row in previous.get("standings", ())}
+    rows: list[dict[str, Any]] = []
+    for row in new["standings"]:
+        old = old_rows.get(row["start_no"])
+        if old is None:
+            rows.append(dict(row))
+            continue
+        if old == row:
+            continue
+        change: dict[str, Any] = {}
+        for key, value in row.items():
+            if key == "start_no":
+                change[key] = value
+            elif key == "tiebreaks":
+                before = old.get(key, {})
+                moved = {code: v for code, v in value.items() if code not in before or before[code] != v}
+                if moved:
+                    change[key] = moved
+            elif key == "results":
+                if not _same_results(old.get(key, ()), value):
+                    change[key] = value
+            elif key not in old or old[key] != value:
+                change[key] = value
+        if len(change) > 1:
+            rows.append(change)
+    order = [row["start_no"] for row in new["standings"]]
+    same = len(order) == len(old_rows) and all(
+        a == b["start_no"] for a, b in zip(order, previous.get("standings", ()), strict=False)
+    )
+    return top, rows, None if same else order
+
+
+def update_delta(previous: Mapping[str, Any], new: Mapping[str, Any], message: bytes, digest: int) -> bytes:
+    """The delta ``update`` (v1.1) for the full ``update`` ``message`` whose standings are ``new``.
+
+    ``previous`` are the standings at the seq before, ``digest`` is ``standings_digest(new)`` (the caller
+    may keep a :class:`Digester`).  The event fields are copied from ``message`` byte for byte.
+    """
+    top, rows, order = diff_standings(previous, new)
+    return delta_message(new, message, top, rows, order, digest)
+
+
+def delta_message(
+    new: Mapping[str, Any],
+    message: bytes,
+    top: Mapping[str, Any],
+    rows: list[dict[str, Any]],
+    order: list[int] | None,
+    digest: int,
+) -> bytes:
+    """Encode a delta from what :func:`diff_standings` found (see :func:`update_delta`)."""
+    tail = _tail_decoder.decode(message)
+    body: dict[str, Any] = {
+        "type": "update",
+        "delta": True,
+        "tournament": new["tournament"],
+        "seq": new["seq"],
+        **top,
+        "event": tail.event,
+        "changed": tail.changed,
+        "reached": tail.reached,
+        "fell": tail.fell,
+        "qualification": tail.qualification,
+        "summary": tail.summary,
+        "rows": rows,
+    }
+    if order is not None:
+        body["order"] = order
+    body["digest"] = digest
+    return _encoder.encode(body)
+
+
+def apply_delta(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
+    """The standings payload after ``delta`` (a decoded delta ``update``) on ``previous`` (at ``seq - 1``).
+
+    ``previous`` is not changed; unchanged rows are shared.  Check the result with
+    :func:`standings_digest` against ``delta["digest"]``.  Raises ``KeyError`` for a delta that names a
+    row neither ``previous`` nor the delta itself describes fully.
+    """
+    payload = {k: v for k, v in previous.items()}
+    for key, value in delta.items():
+        if key not in _FIXED and key not in _DELTA_ONLY:
+            payload[key] = value
+    payload["tournament"] = delta["tournament"]
+    payload["seq"] = delta["seq"]
+    rows = {row["start_no"]: row for row in previous.get("standings", ())}
+    for change in delta["rows"]:
+        start_no = change["start_no"]
+        old = rows.get(start_no)
+        if old is None:
+            rows[start_no] = dict(change)
+            continue
+        row = {**old, **change}
+        if "tiebreaks" in change:
+            row["tiebreaks"] = {**old["tiebreaks"], **change["tiebreaks"]}
+        rows[start_no] = row
+    order = delta.get("order")
+    if order is None:
+        order = [row["start_no"] for row in previous.get("standings", ())]
+    payload["standings"] = [rows[n] for n in order]
+    return payload
+
+
+#: Keys of a delta that are not standings fields.
+_DELTA_ONLY: Final = frozenset(("delta", *EVENT_FIELDS, "rows", "order", "digest"))
+
+
+def full_update(payload: Mapping[str, Any], delta: Mapping[str, Any]) -> bytes:
+    """The full v1 ``update`` message of ``delta`` whose standings (after it) are ``payload``, encoded.
+
+    Byte for byte what :func:`update_message` wrote when ``payload`` is what the processor built.
+    """
+    body = {"type": "update", **payload, **{key: delta[key] for key in EVENT_FIELDS}}
     return _encoder.encode(body)
 
 

@@ -48,6 +48,7 @@ from tracker.core.events import (
 from tracker.protocol import (
     AckMessage,
     CueMessage,
+    DeltaMessage,
     ErrorMessage,
     NoticesMessage,
     ProjectionMessage,
@@ -66,6 +67,7 @@ JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 SERVER_MESSAGES: Final[tuple[type, ...]] = (
     SnapshotMessage,
     UpdateMessage,
+    DeltaMessage,
     AckMessage,
     RejectedMessage,
     ErrorMessage,
@@ -92,7 +94,8 @@ DESCRIPTIONS: Final[dict[str, str]] = {
         "Follow a tournament: the server answers with a snapshot (or, with `since`, the updates after that seq "
         "when it still keeps them), then sends every update. With the arbiter `token`, projections too. "
         "With `stakes`, `stakes` and `cue` messages too; `delay` (seconds, at most 600) holds back every "
-        "message to this subscriber by that long (a spoiler delay), and nobody else's."
+        "message to this subscriber by that long (a spoiler delay), and nobody else's. `updates`: `full` "
+        "(the default, protocol v1) or `delta` (v1.1: updates carry only the fields that changed and a digest)."
     ),
     "Unsubscribe": "Stop receiving a tournament's updates.",
     "Submit": (
@@ -113,6 +116,11 @@ def _tag(cls: type) -> str:
     (tag,) = get_args(get_type_hints(cls)["type"])
     assert isinstance(tag, str), f"{cls.__name__}.type is not a one-string Literal"
     return tag
+
+
+def _file_tag(cls: type) -> str:
+    """The part of a server message's schema file name after ``server-``: its tag (``update-delta`` for a delta)."""
+    return "update-delta" if cls is DeltaMessage else _tag(cls)
 
 
 def _fix(node: Any) -> Any:
@@ -140,7 +148,9 @@ def _document(title: str, description: str, body: SchemaDict) -> SchemaDict:
 
 def _union(types: Sequence[type], title: str, description: str) -> SchemaDict:
     refs, components = msgspec.json.schema_components(types)
-    mapping = {_tag(t): ref["$ref"] for t, ref in zip(types, refs, strict=True)}
+    mapping: dict[str, str] = {}
+    for t, ref in zip(types, refs, strict=True):
+        mapping.setdefault(_tag(t), ref["$ref"])  # a delta is an ``update`` too: ``delta: true`` tells them apart
     body: SchemaDict = {
         "anyOf": list(refs),
         "discriminator": {"propertyName": "type", "mapping": mapping},
@@ -165,14 +175,16 @@ def schemas() -> dict[str, SchemaDict]:
     here, which is the point: the protocol must stay describable.
     """
     out: dict[str, SchemaDict] = {
-        "client.json": _union(CLIENT_MESSAGES, "client message", "Any message a client sends on /ws (protocol v1)."),
-        "server.json": _union(SERVER_MESSAGES, "server message", "Any message the server sends on /ws (protocol v1)."),
+        "client.json": _union(CLIENT_MESSAGES, "client message", "Any message a client sends on /ws (protocol v1.1)."),
+        "server.json": _union(
+            SERVER_MESSAGES, "server message", "Any message the server sends on /ws (protocol v1.1)."
+        ),
         "event.json": _union(EVENTS, "event", "Any event, as submitted on /ws and stored in the results log."),
     }
     for cls in CLIENT_MESSAGES:
         out[f"client-{_tag(cls)}.json"] = _single(cls, "client message")
     for cls in SERVER_MESSAGES:
-        out[f"server-{_tag(cls)}.json"] = _single(cls, "server message")
+        out[f"server-{_file_tag(cls)}.json"] = _single(cls, "server message")
     for cls in EVENTS:
         out[f"event-{_tag(cls)}.json"] = _single(cls, "event")
     return out

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
+import msgspec
+
+from bench.scenario import tournament
+from tests.protocol.feeds import feed
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload
@@ -74,30 +79,78 @@ async def test_updates_published_during_a_resume_follow_the_missed_ones() -> Non
     assert client in hub.channels["t"].subscribers  # live from now on
 
 
-async def test_a_resume_over_the_byte_cap_is_a_snapshot() -> None:
-    hub = hub_with_updates(10, max_resume=3 * len(update(10, 500)))
-    hub.channels["t"].history.updates.clear()
-    hub.channels["t"].history.weight = 0
-    for seq in range(11, 21):
-        hub.publish(payload(seq), update(seq, 500))
+def real_hub(players: int = 10, **limits: Any) -> tuple[Hub, list[tuple[StandingsPayload, bytes]]]:
+    """A hub fed every update of a whole ``players``-player round robin, and those updates."""
+    opened, results = tournament("rr", players, seed=5)
+    updates = feed([opened, *results])
+    hub = Hub(Metrics(), **limits)
+    for p, message in updates:
+        assert hub.publish(p, message)
+    return hub, updates
+
+
+async def resume(hub: Hub, since: int | None, *, delta: bool = False, tournament: str = "rr") -> list[bytes]:
     client = HeldClient()
     client.open.set()
-    await hub.subscribe(client, "t", 16)  # type: ignore[arg-type]  # 4 missed updates: over the cap of 3
-    assert [(m["type"], m["seq"]) for m in client.sent] == [("snapshot", 20)]
-    again = HeldClient()
-    again.open.set()
-    await hub.subscribe(again, "t", 18)  # type: ignore[arg-type]  # 2 missed: under it
-    assert [m["seq"] for m in again.sent] == [19, 20]
+    raw: list[bytes] = []
+    client.sent = raw  # type: ignore[assignment]
+    client.send = lambda data: _keep(raw, data)  # type: ignore[method-assign]
+    await hub.subscribe(client, tournament, since, delta=delta)  # type: ignore[arg-type]
+    hub.unsubscribe(client)  # type: ignore[arg-type]  # a held client cannot take live broadcasts
+    return raw
 
 
-def test_the_history_is_bounded_in_bytes_as_well_as_in_count() -> None:
-    size = len(update(39, 1000))  # two-digit seqs: every update below is this size
-    hub = hub_with_updates(1, history=2000, history_bytes=10 * size)
-    for seq in range(2, 40):
-        hub.publish(payload(seq), update(seq, 1000))
-    history = hub.channels["t"].history
-    assert len(history.updates) == 10 and history.weight <= 10 * size
-    assert [seq for seq, _ in history.updates] == list(range(30, 40))
+async def _keep(raw: list[bytes], data: str) -> None:
+    raw.append(data.encode())
+
+
+async def test_a_resume_over_the_byte_cap_is_a_snapshot() -> None:
+    _, updates = real_hub()
+    cap = 3 * max(len(m) for _, m in updates)
+    hub, _ = real_hub(max_resume=cap)
+    last = updates[-1][0]["seq"]
+    (first,) = await resume(hub, last - 4)  # 4 missed full updates: over the cap of 3
+    assert json.loads(first)["type"] == "snapshot" and json.loads(first)["seq"] == last
+    assert await resume(hub, last - 2) == [m for _, m in updates[-2:]]  # under it: v1's bytes, rebuilt
+    deltas = await resume(hub, last - 4, delta=True)  # the same 4 as deltas weigh less: under the cap
+    assert [json.loads(d)["seq"] for d in deltas] == list(range(last - 3, last + 1))
+    assert all(json.loads(d)["delta"] is True for d in deltas)
+
+
+async def test_the_history_is_bounded_in_bytes_and_full_resumes_rebuild_exactly_the_old_bytes() -> None:
+    hub, updates = real_hub(16, history_bytes=20_000)
+    history = hub.channels["rr"].history
+    weights = [len(d) for _, d in history]
+    assert history.weight == sum(weights) <= 20_000
+    kept = [seq for seq, _ in history]
+    assert kept == list(range(kept[0], updates[-1][0]["seq"] + 1)) and kept[0] > 2  # the newest, oldest dropped
+    assert history.base_seq == kept[0] - 1
+    since = kept[0] - 1
+    assert await resume(hub, since) == [m for _, m in updates[since:]]  # rebuilt from the trimmed base
+    (snapshot,) = await resume(hub, since - 1)  # no longer kept
+    assert json.loads(snapshot)["type"] == "snapshot"
+    (snapshot,) = await resume(hub, since - 1, delta=True)
+    assert json.loads(snapshot)["type"] == "snapshot"
+
+
+async def test_a_finished_tournament_is_compacted_to_its_snapshot_and_newest_deltas() -> None:
+    hub, updates = real_hub(10, finished_bytes=1500)
+    channel = hub.channels["rr"]
+    snapshot = channel.snapshot()
+    recent = hub.recent("rr", 30)
+    assert hub.compact(time.monotonic()) == 0  # not due yet: a resume right after the last game still replays
+    assert hub.compact() == 1
+    assert channel.compacted and channel.history.base is None and channel.history.weight <= 1500
+    assert channel.snapshot() == snapshot
+    assert msgspec.json.encode(channel.payload) == msgspec.json.encode(updates[-1][0])
+    kept = hub.recent("rr", 30)
+    assert kept == recent[-len(kept) :] and kept and all(json.loads(m)["summary"] for _, m, _ in kept)
+    last = updates[-1][0]["seq"]
+    assert [json.loads(m)["type"] for m in await resume(hub, last - 1)] == ["snapshot"]  # no full updates kept
+    assert await resume(hub, last - 1, delta=True) == [kept[-1][1]]
+    corrected = dict(updates[-1][0], seq=last + 1)
+    assert hub.publish(corrected, updates[-1][1].replace(f'"seq":{last}'.encode(), f'"seq":{last + 1}'.encode()))
+    assert not channel.compacted and channel.payload == corrected  # changed after it finished: live again
 
 
 async def test_a_resuming_client_that_falls_too_far_behind_is_dropped() -> None:

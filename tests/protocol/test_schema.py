@@ -96,7 +96,8 @@ def check_server_message(message: dict[str, Any] | bytes | str, *, union: bool =
     """
     body: dict[str, Any] = message if isinstance(message, dict) else json.loads(message)
     assert body.get("type") in SERVER_TYPES, body
-    validator(f"server-{body['type']}.json", closed=True).validate(body)
+    name = "update-delta" if body.get("delta") is True else body["type"]  # a v1.1 delta is an update too
+    validator(f"server-{name}.json", closed=True).validate(body)
     if union:
         validator("server.json", closed=True).validate(body)
     return body
@@ -225,6 +226,22 @@ def test_client_messages_validate_and_malformed_ones_do_not() -> None:
 
 
 # -- server messages, as built by tracker.protocol --------------------------------------------------
+
+
+def test_deltas_of_real_tournaments_match_the_closed_delta_schema_and_not_the_full_one() -> None:
+    from tests.protocol.feeds import feed
+    from tracker.gateway.hub import empty_payload
+    from tracker.protocol import standings_digest, update_delta
+
+    for path in TRF_FILES:
+        tf = parse_trf(path.read_text(encoding="utf-8"), str(path), "t")
+        previous: Any = empty_payload("t")
+        for payload, message in feed([tf.opened, *tf.events]):
+            delta = check_server_message(
+                update_delta(previous, payload, message, standings_digest(payload)), union=True
+            )
+            assert not validator("server-update.json", closed=True).is_valid(delta)
+            previous = payload
 
 
 def test_messages_built_by_the_protocol_module_match_the_closed_server_schemas() -> None:

@@ -35,51 +35,104 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
+from typing import Any, Final
 
+import msgspec
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from tracker.gateway.metrics import Metrics
-from tracker.protocol import StandingsPayload, snapshot_message
+from tracker.protocol import (
+    Digester,
+    StandingsPayload,
+    apply_delta,
+    delta_message,
+    diff_standings,
+    encode,
+    full_update,
+    snapshot_message,
+)
 
 SLOW_CLIENT_CODE = 1008
 SLOW_CLIENT_REASON = "too slow: unsent data over the limit; resubscribe with since"
 
+_plain: Final = msgspec.json.Decoder()  # untyped: numbers keep their JSON kind, so re-encoding gives the same bytes
+_packed: Final = msgspec.json.Decoder(StandingsPayload)  # a compacted channel's snapshot, read back
+
 
 @dataclass(slots=True)
 class History:
-    """The recent updates of one tournament, at most ``count`` of them and ``size`` bytes."""
+    """The recent updates of one tournament as deltas: at most ``count`` of them and ``size`` bytes.
+
+    ``base`` is the encoded standings at ``base_seq``, the seq before the first delta kept: the full
+    updates are rebuilt from it (:meth:`full_after`), so a full subscriber's resume costs no more memory
+    than a delta subscriber's.  ``None`` once the tournament is compacted (full resumes get a snapshot).
+    Trimming drops the oldest deltas down to three quarters of the bound at once and folds them into
+    ``base``: one decode and encode of the standings per trim, not per update.
+    """
 
     count: int
     size: int
-    updates: deque[tuple[int, bytes]] = field(default_factory=deque)
-    times: deque[float] = field(default_factory=deque)  # when each kept update was published (Unix seconds)
-    weight: int = 0  # bytes of all the updates kept
+    base: bytes | None = None
+    base_seq: int = 0
+    deltas: deque[tuple[int, bytes]] = field(default_factory=deque)
+    times: deque[float] = field(default_factory=deque)  # when each kept delta was published (Unix seconds)
+    weight: int = 0  # bytes of the deltas kept
 
-    def append(self, seq: int, message: bytes) -> None:
-        self.updates.append((seq, message))
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        """The deltas kept, oldest first: (seq, message)."""
+        return iter(self.deltas)
+
+    def reset(self, payload: StandingsPayload | None, seq: int) -> None:
+        """Forget every delta; full updates rebuild from ``payload`` (at ``seq``) on, or never (``None``)."""
+        self.base = None if payload is None else encode(payload)
+        self.base_seq = seq
+        self.deltas.clear()
+        self.times.clear()
+        self.weight = 0
+
+    def append(self, seq: int, delta: bytes) -> None:
+        self.deltas.append((seq, delta))
         self.times.append(time.time())
-        self.weight += len(message)
-        while self.updates and (len(self.updates) > self.count or self.weight > self.size):
-            _, dropped = self.updates.popleft()
+        self.weight += len(delta)
+        if len(self.deltas) > self.count or self.weight > self.size:
+            self._trim(min(self.count * 3 // 4, len(self.deltas) - 1), self.size * 3 // 4)
+
+    def _trim(self, count: int, size: int) -> None:
+        """Drop the oldest deltas until at most ``count`` of them and ``size`` bytes are kept."""
+        dropped: list[bytes] = []
+        while len(self.deltas) > 1 and (len(self.deltas) > count or self.weight > size):
+            seq, data = self.deltas.popleft()
             self.times.popleft()
-            self.weight -= len(dropped)
+            self.weight -= len(data)
+            dropped.append(data)
+            self.base_seq = seq
+        if self.base is not None and dropped:
+            payload: dict[str, Any] = _plain.decode(self.base)
+            for data in dropped:
+                payload = apply_delta(payload, _plain.decode(data))
+            self.base = encode(payload)
+
+    def keep_last(self, size: int) -> None:
+        """Keep only the newest deltas that fit in ``size`` bytes (at least one), and no ``base``."""
+        self.base = None
+        self._trim(len(self.deltas), size)
 
     def recent(self, n: int) -> list[tuple[int, bytes, float]]:
-        """The last ``n`` updates kept, oldest first: (seq, message, published at)."""
-        kept = min(n, len(self.updates), len(self.times))
-        return [(self.updates[-i][0], self.updates[-i][1], self.times[-i]) for i in range(kept, 0, -1)]
+        """The last ``n`` deltas kept, oldest first: (seq, message, published at)."""
+        kept = min(n, len(self.deltas), len(self.times))
+        return [(self.deltas[-i][0], self.deltas[-i][1], self.times[-i]) for i in range(kept, 0, -1)]
 
-    def after(self, since: int, cap: int) -> list[bytes] | None:
-        """The updates after ``since`` when all of them are kept and weigh at most ``cap`` bytes, else ``None``."""
-        if not self.updates or self.updates[0][0] > since + 1:
+    def deltas_after(self, since: int, cap: int) -> list[bytes] | None:
+        """The deltas after ``since`` when all of them are kept and weigh at most ``cap`` bytes, else ``None``."""
+        if not self.deltas or self.deltas[0][0] > since + 1:
             return None
         missed: list[bytes] = []
         total = 0
-        for seq, message in reversed(self.updates):
+        for seq, message in reversed(self.deltas):
             if seq <= since:
                 break
             total += len(message)
@@ -87,6 +140,25 @@ class History:
                 return None
             missed.append(message)
         missed.reverse()
+        return missed
+
+    def full_after(self, since: int, cap: int) -> list[bytes] | None:
+        """The full updates after ``since``, rebuilt from ``base`` and the deltas, when they weigh at most
+        ``cap`` bytes; ``None`` when they are not all kept (or the history has no base)."""
+        if self.base is None or not self.deltas or since < self.base_seq:
+            return None
+        payload: dict[str, Any] = _plain.decode(self.base)
+        missed: list[bytes] = []
+        total = 0
+        for seq, data in self.deltas:
+            delta = _plain.decode(data)
+            payload = apply_delta(payload, delta)
+            if seq > since:
+                message = full_update(payload, delta)
+                total += len(message)
+                if total > cap:
+                    return None
+                missed.append(message)
         return missed
 
 
@@ -118,99 +190,160 @@ class Channel:
     subscribers (an overlay set up before the event) get an empty snapshot
     with seq 0 and then every update from seq 1 on.  ``resuming`` holds, per
     subscriber still being sent what it missed, the updates published since.
+    ``subscribers`` get full updates, ``delta_subscribers`` deltas;
+    ``wants_delta`` are those of all (live, resuming, delayed) who asked for
+    deltas.  A compacted channel (a finished tournament, see :meth:`Hub.compact`)
+    keeps its standings only as the encoded snapshot: ``payload`` decodes it.
     """
 
     tournament: str
-    payload: StandingsPayload | None
+    _payload: StandingsPayload | None
     history: History
     subscribers: set[ServerConnection] = field(default_factory=set)
+    delta_subscribers: set[ServerConnection] = field(default_factory=set)
+    wants_delta: set[ServerConnection] = field(default_factory=set)
     resuming: dict[ServerConnection, list[bytes]] = field(default_factory=dict)
     delayed: dict[ServerConnection, DelayLine] = field(default_factory=dict)
+    digester: Digester | None = None
+    compacted: bool = False
     _snapshot: bytes | None = None
+    _seq: int = 0
+
+    @property
+    def payload(self) -> StandingsPayload | None:
+        if self._payload is None and self.compacted and self._snapshot is not None:
+            return _packed.decode(self._snapshot)
+        return self._payload
+
+    def set_payload(self, payload: StandingsPayload) -> None:
+        self._payload = payload
+        self._seq = payload["seq"]
+        self._snapshot = None
+        self.compacted = False
 
     @property
     def seq(self) -> int:
-        return 0 if self.payload is None else self.payload["seq"]
+        return self._seq
+
+    @property
+    def opened(self) -> bool:
+        return self._payload is not None or self.compacted
 
     def snapshot(self) -> bytes:
         if self._snapshot is None:
             self._snapshot = snapshot_message(self.payload or empty_payload(self.tournament))
         return self._snapshot
 
+    def live(self, conn: ServerConnection) -> bool:
+        return conn in self.subscribers or conn in self.delta_subscribers
+
 
 def empty_payload(tournament: str) -> StandingsPayload:
     """The standings of a tournament that is not open yet."""
-    return {
+    return {  # the keys in standings_payload's order: a delta from it rebuilds the first update byte for byte
         "tournament": tournament,
         "name": "",
         "seq": 0,
-        "rounds": 0,
-        "games_played": 0,
         "provisional": True,
         "basis": "",
         "max_basis": "",
         "rules": "",
+        "standings": [],
+        "rounds": 0,
+        "games_played": 0,
         "codes": [],
         "scoring": {},
-        "standings": [],
     }
 
 
 class Hub:
-    """Subscriptions and fan-out for every tournament a gateway serves."""
+    """Subscriptions and fan-out for every tournament a gateway serves.
+
+    ``history`` and ``history_bytes`` bound each tournament's deltas kept for
+    resumes (beyond, a resume gets a snapshot).  A finished tournament (no
+    longer provisional: its last game is in) is compacted ``compact_after``
+    seconds later: only its snapshot bytes and its newest deltas within
+    ``finished_bytes`` (for ``/recent`` and short delta resumes) are kept.
+    """
 
     def __init__(
         self,
         metrics: Metrics,
         *,
         history: int = 2000,
-        history_bytes: int = 16 << 20,
+        history_bytes: int = 256 << 10,
         max_buffer: int = 1 << 20,
         max_resume: int = 1 << 20,
+        compact_after: float = 600.0,
+        finished_bytes: int = 2048,
     ) -> None:
         self.metrics = metrics
         self.history = history
         self.history_bytes = history_bytes
         self.max_buffer = max_buffer
         self.max_resume = max_resume
+        self.compact_after = compact_after
+        self.finished_bytes = finished_bytes
         self.channels: dict[str, Channel] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        metrics.gauges["tracker_subscribers"] = lambda: sum(len(c.subscribers) for c in self.channels.values())
-        metrics.gauges["tracker_tournaments"] = lambda: len(self.open_channels())
+        self._finished: deque[tuple[float, str, int]] = deque()  # (due, tournament, seq), due increasing
+        self._compactor: asyncio.TimerHandle | None = None
+        metrics.gauges["tracker_subscribers"] = lambda: sum(
+            len(c.subscribers) + len(c.delta_subscribers) for c in self.channels.values()
+        )
+        metrics.gauges["tracker_tournaments"] = lambda: sum(1 for c in self.channels.values() if c.opened)
         metrics.gauges["tracker_history_bytes"] = lambda: sum(c.history.weight for c in self.channels.values())
 
-    def _channel(self, tournament: str, payload: StandingsPayload | None) -> Channel:
+    def _channel(self, tournament: str) -> Channel:
         channel = self.channels.get(tournament)
         if channel is None:
-            channel = Channel(tournament, payload, History(self.history, self.history_bytes))
+            channel = Channel(tournament, None, History(self.history, self.history_bytes))
+            channel.history.reset(empty_payload(tournament), 0)
             self.channels[tournament] = channel
         return channel
 
     def publish(self, payload: StandingsPayload, message: bytes) -> bool:
-        """Record an update (``message``, already encoded) and send it to every subscriber.
+        """Record an update (``message``, the full ``update`` already encoded) and send it to every subscriber.
 
-        Updates must arrive in increasing ``seq``; an update whose seq is not
-        newer than the channel's (a re-delivery) is ignored: returns ``False``.
+        Full subscribers get ``message`` itself; delta subscribers the delta,
+        worked out here once from the previous standings.  Updates must arrive
+        in increasing ``seq``; an update whose seq is not newer than the
+        channel's (a re-delivery) is ignored: returns ``False``.
         """
         tournament = payload["tournament"]
-        known = tournament in self.channels
-        channel = self._channel(tournament, payload)
-        if known and payload["seq"] <= channel.seq:
+        channel = self._channel(tournament)
+        if channel.opened and payload["seq"] <= channel.seq:
             return False
-        channel.payload = payload
-        channel._snapshot = None
-        channel.history.append(payload["seq"], message)
+        previous = channel.payload or empty_payload(tournament)
+        contiguous = payload["seq"] == previous["seq"] + 1
+        top, rows, order = diff_standings(previous, payload)
+        if channel.digester is None or not contiguous:
+            channel.digester = Digester()
+            digest = channel.digester.digest(payload, None)
+        else:
+            digest = channel.digester.digest(payload, {row["start_no"]: row for row in rows})
+        delta = delta_message(payload, message, top, rows, order, digest)
+        channel.set_payload(payload)
+        if contiguous:
+            channel.history.append(payload["seq"], delta)
+        else:  # a gap in what this hub was given: the deltas kept no longer chain; resumes from before get a snapshot
+            channel.history.reset(payload, payload["seq"])
+        if not payload["provisional"]:
+            self._finish(channel)
         for conn, queued in list(channel.resuming.items()):
-            queued.append(message)
+            queued.append(delta if conn in channel.wants_delta else message)
             if sum(len(m) for m in queued) > self.max_buffer:
                 del channel.resuming[conn]
                 self._drop(conn)
         for conn, line in list(channel.delayed.items()):
-            if not line.put(message, self.max_buffer):
+            if not line.put(delta if conn in channel.wants_delta else message, self.max_buffer):
                 self._drop(conn)
-        if channel.subscribers:
+        if channel.subscribers or channel.delta_subscribers:
             started = time.perf_counter()
-            self._send(channel.subscribers, message)
+            if channel.subscribers:
+                self._send(channel.subscribers, message)
+            if channel.delta_subscribers:
+                self._send(channel.delta_subscribers, delta)
             self.metrics.fanout_latency.observe(time.perf_counter() - started)
         return True
 
@@ -220,32 +353,100 @@ class Hub:
         return 0 if channel is None else channel.seq
 
     def install(self, payload: StandingsPayload) -> None:
-        """Set a channel's standings without an update (after a journal replay)."""
-        channel = self._channel(payload["tournament"], payload)
-        channel.payload = payload
-        channel._snapshot = None
+        """Set a channel's standings without an update (after a journal replay); the deltas kept start over."""
+        channel = self._channel(payload["tournament"])
+        channel.set_payload(payload)
+        channel.digester = None
+        channel.history.reset(payload, payload["seq"])
+        if not payload["provisional"]:
+            self._finish(channel)
 
-    async def subscribe(self, conn: ServerConnection, tournament: str, since: int | None, delay: float = 0.0) -> None:
+    # -- compaction of finished tournaments ---------------------------------------------------
+
+    def _finish(self, channel: Channel) -> None:
+        """Compact ``channel`` ``compact_after`` seconds from now unless it changes meanwhile."""
+        self._finished.append((time.monotonic() + self.compact_after, channel.tournament, channel.seq))
+        if self._compactor is None:
+            self._arm()
+
+    def _arm(self) -> None:
+        if not self._finished:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a synchronous caller): compact() runs when called
+        delay = max(0.0, self._finished[0][0] - time.monotonic())
+        self._compactor = loop.call_later(delay, self._compact_due)
+
+    def _compact_due(self) -> None:
+        self._compactor = None
+        self.compact(time.monotonic())
+        self._arm()
+
+    def compact(self, now: float | None = None) -> int:
+        """Compact the finished tournaments due by ``now`` (monotonic seconds; ``None``: all of them).
+
+        A compacted channel keeps its standings as the encoded snapshot and
+        its newest deltas within ``finished_bytes``; a tournament that changed
+        since it finished waits for its new due time.  Returns how many were
+        compacted.  Runs by itself on the event loop; tests and benchmarks call it.
+        """
+        done = 0
+        while self._finished and (now is None or self._finished[0][0] <= now):
+            _, tournament, seq = self._finished.popleft()
+            channel = self.channels.get(tournament)
+            if channel is None or channel.compacted or channel.seq != seq or channel._payload is None:
+                continue
+            if channel._payload["provisional"]:
+                continue
+            channel.snapshot()
+            channel._payload = None
+            channel.compacted = True
+            channel.digester = None
+            channel.history.keep_last(self.finished_bytes)
+            done += 1
+        return done
+
+    # -- subscribing ----------------------------------------------------------------------------
+
+    async def subscribe(
+        self, conn: ServerConnection, tournament: str, since: int | None, delay: float = 0.0, *, delta: bool = False
+    ) -> None:
         """Send ``conn`` what it missed, then make it a live subscriber of ``tournament``.
 
         What it missed is the updates after ``since`` when all of them are
         still kept and weigh at most ``max_resume`` bytes, otherwise one
         snapshot (empty, seq 0, for a tournament not open yet); nothing when
-        it is up to date.  Raises :class:`ConnectionClosed` when the client
-        goes away meanwhile (it is then subscribed to nothing here).  With a
-        ``delay`` (seconds), all of it, and everything after, reaches this
-        subscriber that much later (see the module docstring).
+        it is up to date.  With ``delta`` (protocol v1.1) those are the deltas
+        kept, and every update after is a delta; without, the full updates
+        rebuilt from them (a compacted tournament has none: a snapshot).
+        Raises :class:`ConnectionClosed` when the client goes away meanwhile
+        (it is then subscribed to nothing here).  With a ``delay`` (seconds),
+        all of it, and everything after, reaches this subscriber that much
+        later (see the module docstring).
         """
-        channel = self._channel(tournament, None)
-        if conn in channel.subscribers or conn in channel.resuming or conn in channel.delayed:
+        channel = self._channel(tournament)
+        if channel.live(conn) or conn in channel.resuming or conn in channel.delayed:
             channel.subscribers.discard(conn)  # a re-subscribe starts over from its own since
+            channel.delta_subscribers.discard(conn)
             channel.resuming.pop(conn, None)
             self._stop_line(channel, conn)
+        if delta:
+            channel.wants_delta.add(conn)
+        else:
+            channel.wants_delta.discard(conn)
         first: list[bytes] | None = None
         if since is not None and since <= channel.seq:
-            first = [] if since == channel.seq else channel.history.after(since, self.max_resume)
+            if since == channel.seq:
+                first = []
+            elif delta:
+                first = channel.history.deltas_after(since, self.max_resume)
+            else:
+                first = channel.history.full_after(since, self.max_resume)
         if first is None:
             first = [channel.snapshot()]
+        live = channel.delta_subscribers if delta else channel.subscribers
         if delay > 0:
             line = channel.delayed[conn] = DelayLine(delay)
             for data in first:
@@ -253,7 +454,7 @@ class Hub:
             line.task = asyncio.create_task(self._pump(conn, line), name="delayed-subscriber")
             return
         if not first:
-            channel.subscribers.add(conn)
+            live.add(conn)
             return
         queued = channel.resuming[conn] = []
         try:
@@ -266,16 +467,19 @@ class Hub:
                 first, queued[:] = list(queued), []
         except BaseException:
             channel.resuming.pop(conn, None)
+            channel.wants_delta.discard(conn)
             self._forget_if_unopened(channel)
             raise
         del channel.resuming[conn]
-        channel.subscribers.add(conn)  # in the same step as the queue ran dry: nothing falls in between
+        live.add(conn)  # in the same step as the queue ran dry: nothing falls in between
 
     def unsubscribe(self, conn: ServerConnection, tournament: str | None = None) -> None:
         channels = list(self.channels.values()) if tournament is None else [self.channels.get(tournament)]
         for channel in channels:
             if channel is not None:
                 channel.subscribers.discard(conn)
+                channel.delta_subscribers.discard(conn)
+                channel.wants_delta.discard(conn)
                 channel.resuming.pop(conn, None)
                 self._stop_line(channel, conn)
                 self._forget_if_unopened(channel)
@@ -299,7 +503,7 @@ class Hub:
                     self._drop(conn)
             elif queued is not None:
                 queued.append(message)
-            elif conn in channel.subscribers:
+            elif channel.live(conn):
                 ready.append(conn)
         if ready:
             self._send(ready, message)
@@ -326,17 +530,26 @@ class Hub:
             line.task.cancel()
 
     def _forget_if_unopened(self, channel: Channel) -> None:
-        if channel.payload is None and not channel.subscribers and not channel.resuming and not channel.delayed:
+        if (
+            not channel.opened
+            and not channel.subscribers
+            and not channel.delta_subscribers
+            and not channel.resuming
+            and not channel.delayed
+        ):
             self.channels.pop(channel.tournament, None)  # nobody waits for it any more
 
     def recent(self, tournament: str, n: int) -> list[tuple[int, bytes, float]]:
-        """The tournament's last ``n`` updates still kept, oldest first (none for an unknown tournament)."""
+        """The tournament's last ``n`` updates still kept, oldest first (none for an unknown tournament).
+
+        Each is the update's delta (protocol v1.1): it carries the event fields (``summary`` …) as a full one.
+        """
         channel = self.channels.get(tournament)
         return [] if channel is None else channel.history.recent(n)
 
     def open_channels(self) -> dict[str, StandingsPayload]:
         """The tournaments that are open, with their latest standings."""
-        return {tid: ch.payload for tid, ch in self.channels.items() if ch.payload is not None}
+        return {tid: payload for tid, ch in self.channels.items() if (payload := ch.payload) is not None}
 
     def _send(self, conns: Iterable[ServerConnection], message: bytes) -> None:
         ready = []
@@ -369,7 +582,10 @@ class Hub:
             pass
 
     async def aclose(self) -> None:
-        """Stop the delayed subscribers' lines, wait for slow clients being dropped."""
+        """Stop the delayed subscribers' lines and the compaction timer, wait for slow clients being dropped."""
+        if self._compactor is not None:
+            self._compactor.cancel()
+            self._compactor = None
         pumps = [line.task for c in self.channels.values() for line in c.delayed.values() if line.task is not None]
         for task in pumps:
             task.cancel()

@@ -140,7 +140,7 @@ class Websockets:
             client.arbiter_of.add(tid)
         client.subscriptions.add(tid)
         client.stakes_of.discard(tid)
-        await self.hub.subscribe(conn, tid, message.since, message.delay)
+        await self.hub.subscribe(conn, tid, message.since, message.delay, delta=message.updates == "delta")
         if tid in client.arbiter_of:
             state = self.backend.state(tid)
             schedule = state.opened.schedule if state is not None else None
