@@ -12,7 +12,12 @@ reader task owns it: ``ack`` and ``rejected`` resolve the oldest submit
 waiting for that event id; an ``error`` answers the oldest submit still
 waiting (the server refused the message before it became an event) or, when
 none waits, goes to the subscription; ``snapshot`` and ``update`` go to the
-subscription when one is being read, and are dropped otherwise.  So submits
+subscription when one is being read, and are dropped otherwise.
+
+A subscription from the start (no ``since``) asks for field deltas (protocol
+v1.1): the client keeps the full standings, applies each delta and checks the
+digest; on a mismatch or a seq gap it resubscribes without ``since`` and
+starts again from the snapshot.  Readers still see full ``update`` messages.  So submits
 can be pipelined (:meth:`TrackerClient.submit_many`, a window in flight) or
 sent one by one (:meth:`TrackerClient.submit`), and a reader of
 :meth:`TrackerClient.updates` sees every message in order.
@@ -29,7 +34,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing, suppress
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
@@ -39,6 +44,7 @@ from tracker.core.errors import TrackerError
 from tracker.core.events import Event
 from tracker.formats import TournamentFile
 from tracker.protocol import (
+    EVENT_FIELDS,
     AckMessage,
     ErrorMessage,
     RejectedMessage,
@@ -47,7 +53,9 @@ from tracker.protocol import (
     Subscribe,
     Unsubscribe,
     UpdateMessage,
+    apply_delta,
     encode,
+    standings_digest,
 )
 
 REPLY_TIMEOUT: Final = 30.0
@@ -95,6 +103,7 @@ class Refused(TrackerError):
 class _Envelope(msgspec.Struct):
     type: str
     id: str | None = None
+    delta: bool = False
 
 
 _envelope: Final = msgspec.json.Decoder(_Envelope)
@@ -103,6 +112,7 @@ _rejected: Final = msgspec.json.Decoder(RejectedMessage)
 _error: Final = msgspec.json.Decoder(ErrorMessage)
 _snapshot: Final = msgspec.json.Decoder(SnapshotMessage)
 _update: Final = msgspec.json.Decoder(UpdateMessage)
+_plain: Final = msgspec.json.Decoder()
 
 StandingsMessage = SnapshotMessage | UpdateMessage
 
@@ -119,6 +129,7 @@ class TrackerClient:
         self._waiting: dict[str, deque[asyncio.Future[Reply]]] = {}
         self._order: deque[asyncio.Future[Reply]] = deque()  # every waiting submit, oldest first
         self._messages: asyncio.Queue[bytes | None] | None = None  # the subscription being read
+        self.resyncs = 0  # deltas that did not apply (seq gap, digest mismatch): resubscribed for a snapshot
 
     async def __aenter__(self) -> TrackerClient:
         return self
@@ -216,6 +227,8 @@ class TrackerClient:
     async def updates(self, tournament: str, since: int | None = None) -> AsyncGenerator[StandingsMessage, None]:
         """Subscribe to ``tournament``: the snapshot (or the updates after ``since``), then every update.
 
+        Without ``since`` the tracker is asked for deltas, applied here (see
+        the module docstring); what is yielded is the same either way.
         Raises :class:`TrackerUnavailable` when the connection is lost,
         :class:`Refused` when the tracker refuses the subscription
         (``unknown-tournament`` for a tournament it cannot serve), and
@@ -224,16 +237,32 @@ class TrackerClient:
         if self._messages is not None:
             raise RuntimeError("one subscription at a time per client")
         self._messages = messages = asyncio.Queue[bytes | None]()
+        deltas = since is None
+        standings: dict[str, Any] | None = None  # the full standings the deltas apply to
         try:
-            await self._send(Subscribe(tournament=tournament, since=since))
+            await self._send(Subscribe(tournament=tournament, since=since, updates="delta" if deltas else "full"))
             while True:
                 raw = await messages.get()
                 if raw is None:
                     raise TrackerUnavailable(f"{self.url} closed the connection")
-                kind = _envelope.decode(raw).type
+                head = _envelope.decode(raw)
+                kind = head.type
                 try:
                     if kind == "snapshot":
-                        yield _snapshot.decode(raw)
+                        snapshot = _snapshot.decode(raw)
+                        standings = dict(snapshot)
+                        yield snapshot
+                    elif kind == "update" and head.delta:
+                        if standings is None:
+                            continue  # sent before our resubscribe: the snapshot it asked for follows
+                        update = self._applied(standings, _plain.decode(raw))
+                        if update is None:
+                            standings = None
+                            self.resyncs += 1
+                            await self._send(Subscribe(tournament=tournament, updates="delta"))
+                            continue
+                        standings = dict(update)
+                        yield update
                     elif kind == "update":
                         yield _update.decode(raw)
                     elif kind == "error":
@@ -245,6 +274,23 @@ class TrackerClient:
                     raise TrackerError(f"unexpected {kind} from {self.url}: {exc}") from None
         finally:
             self._messages = None
+
+    @staticmethod
+    def _applied(standings: dict[str, Any], delta: dict[str, Any]) -> UpdateMessage | None:
+        """The full update ``delta`` makes of ``standings``; ``None`` for a seq gap or a digest mismatch.
+
+        Raises ``msgspec.ValidationError`` for a delta that is not one.
+        """
+        if delta.get("seq") != standings["seq"] + 1:
+            return None
+        try:
+            after = apply_delta(standings, delta)
+            if standings_digest(after) != delta.get("digest"):
+                return None
+        except (KeyError, TypeError) as exc:
+            raise msgspec.ValidationError(f"a delta that does not apply: {exc!r}") from None
+        full = {**after, "type": "update", **{key: delta.get(key) for key in EVENT_FIELDS}}
+        return msgspec.convert(full, UpdateMessage)
 
     # -- the connection -----------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from tests.conftest import REPO, TOKEN, RunningTracker, data_file
 from tracker.core.events import Event, Player, ResultRecorded, TournamentOpened, encode_event
 from tracker.formats import TournamentFile
 from tracker.formats.files import read_file
+from tracker.protocol import js_number, standings_digest
 
 pytestmark = pytest.mark.browser
 
@@ -350,8 +351,92 @@ def test_overlay_fills_a_gap_by_resubscribing_with_since(
         seq = arbiter.submit_all(events_of(tf))
     wait_seq(overlay, seq)
     assert dropped == [5]
-    assert {"type": "subscribe", "tournament": tid, "since": 4} in sent
+    assert {"type": "subscribe", "tournament": tid, "updates": "delta", "since": 4} in sent
     assert [s for _, s in feed_log(overlay)] == list(range(seq + 1)), "the gap was filled, nothing skipped"
+    assert overlay_rows(overlay) == expected_overlay(standings_of(tracker, tid), ["points", "KS"], 10)
+
+
+def test_the_pages_digest_is_pythons_on_every_delta_of_a_whole_tournament(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("sinquefield-cup-2021.trf")))
+    tid = tf.opened.tournament
+    frames: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda message: server.send(message))
+
+        def from_server(message: str | bytes) -> None:
+            frames.append(json.loads(message))
+            ws.send(message)
+
+        server.on_message(from_server)
+
+    overlay = pages.open()
+    overlay.route_web_socket(re.compile(r"/ws$"), route)
+    overlay.goto(f"{tracker.http_url}/overlay/{tid}")
+    spectator = pages.open(f"{tracker.http_url}/t/{tid}")
+    wait_seq(overlay, 0)
+    wait_seq(spectator, 0)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events_of(tf))
+    wait_seq(overlay, seq)
+    wait_seq(spectator, seq)
+    deltas = [f for f in frames if f["type"] == "update"]
+    assert len(deltas) == seq and all(f.get("delta") is True for f in deltas), "the page asks for deltas"
+    # every delta's digest (Python's) was checked by the page against its own: none failed
+    for page in (overlay, spectator):
+        assert page.evaluate("window.trackerFeed.resyncs") == 0
+        assert [kind for kind, _ in feed_log(page)] == ["snapshot"] + ["update"] * seq
+    final = standings_of(tracker, tid)
+    assert overlay.evaluate("window.trackerFeed.digest()") == standings_digest(final) == deltas[-1]["digest"]
+    assert overlay_rows(overlay) == expected_overlay(final, ["points", "KS"], 10)
+    # and the numbers themselves: JavaScript's String() is what js_number writes, on awkward doubles too
+    values = [2.0, 0.5, 1 / 3, 23.75, 1e21, 1e-7, 0.000001, 123456789012345680000.0, -1.5e-10, 2**53 + 0.0]
+    assert overlay.evaluate("vs => vs.map(String)", values) == [js_number(v) for v in values]
+
+
+def test_a_delta_whose_digest_does_not_match_makes_the_page_start_over_from_a_snapshot(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
+    tid = tf.opened.tournament
+    sent: list[dict[str, Any]] = []
+    spoiled: list[int] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            server.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            m = json.loads(message)
+            if m.get("type") == "update" and m.get("seq") == 5 and not spoiled:
+                spoiled.append(5)
+                m["digest"] = (m["digest"] + 1) % 2**32  # a delta applied wrong would look like this
+                message = json.dumps(m)
+            ws.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(from_server)
+
+    overlay = pages.open()
+    overlay.route_web_socket(re.compile(r"/ws$"), route)
+    overlay.goto(f"{tracker.http_url}/overlay/{tid}")
+    wait_seq(overlay, 0)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events_of(tf))
+    wait_seq(overlay, seq)
+    assert spoiled == [5] and overlay.evaluate("window.trackerFeed.resyncs") == 1
+    assert sent[-1] == {"type": "subscribe", "tournament": tid, "updates": "delta"}, "resubscribed without since"
+    kinds = [kind for kind, _ in feed_log(overlay)]
+    assert "resync" in kinds and kinds[kinds.index("resync") + 1] == "snapshot"
+    assert overlay.evaluate("window.trackerFeed.digest()") == standings_digest(standings_of(tracker, tid))
     assert overlay_rows(overlay) == expected_overlay(standings_of(tracker, tid), ["points", "KS"], 10)
 
 

@@ -8,6 +8,12 @@
 // updates are applied in order.  After a dropped connection the page
 // reconnects with exponential backoff and resubscribes the same way, so the
 // table never skips an update.
+//
+// Updates come as field deltas (protocol v1.1, "updates": "delta"): the feed
+// keeps the full standings, applies each delta, checks its digest (CRC-32 of
+// the canonical text, docs/protocol.md) and hands the page the same full
+// update a v1 subscriber gets.  A delta that does not check out makes the feed
+// resubscribe without since: the fresh snapshot starts it over.
 
 /** The tournament id of /overlay/{id}, /t/{id} or /arbiter/{id}. */
 export function tournamentFromPath() {
@@ -160,6 +166,84 @@ export function shortName(name) {
   return comma > 0 ? name.slice(0, comma) : name;
 }
 
+// -- protocol v1.1: deltas and the digest ---------------------------------------------------
+
+/** Keys of a delta that are not standings fields (the event's fields and the delta's own). */
+const DELTA_ONLY = new Set([
+  "type", "delta", "tournament", "seq", "standings", "event", "changed", "reached", "fell",
+  "qualification", "summary", "rows", "order", "digest",
+]);
+const EVENT_FIELDS = ["event", "changed", "reached", "fell", "qualification", "summary"];
+
+/** The standings after a delta: previous (at seq - 1) is not changed; unchanged rows are shared. */
+export function applyDelta(previous, delta) {
+  const next = { ...previous };
+  for (const [key, value] of Object.entries(delta)) if (!DELTA_ONLY.has(key)) next[key] = value;
+  next.tournament = delta.tournament;
+  next.seq = delta.seq;
+  const rows = new Map((previous.standings || []).map((row) => [row.start_no, row]));
+  for (const change of delta.rows || []) {
+    const old = rows.get(change.start_no);
+    if (!old) { rows.set(change.start_no, { ...change }); continue; }
+    const row = { ...old, ...change };
+    if (change.tiebreaks) row.tiebreaks = { ...old.tiebreaks, ...change.tiebreaks };
+    rows.set(change.start_no, row);
+  }
+  const order = delta.order || (previous.standings || []).map((row) => row.start_no);
+  next.standings = order.map((n) => {
+    const row = rows.get(n);
+    if (!row) throw new Error(`the delta names row ${n}, which nobody described`);
+    return row;
+  });
+  return next;
+}
+
+const HEADER = ["tournament", "name", "seq", "rounds", "games_played", "provisional", "basis", "max_basis", "rules"];
+const ROW = ["rank", "start_no", "name", "points", "games", "withdrawn", "qualified", "line"];
+const text = (value) => (value === undefined ? "" : String(value));
+
+/** The canonical text of full standings (docs/protocol.md, "Digest"). */
+export function canonicalText(p) {
+  const codes = p.codes || [];
+  const scoring = p.scoring || {};
+  const lines = [[
+    ...HEADER.map((key) => text(p[key])),
+    codes.join(","),
+    Object.keys(scoring).sort().map((key) => `${key}=${String(scoring[key])}`).join(","),
+  ].join("|")];
+  for (const row of p.standings || []) {
+    const tiebreaks = row.tiebreaks || {};
+    lines.push([
+      ...ROW.map((key) => String(row[key])),
+      codes.map((code) => (code in tiebreaks ? String(tiebreaks[code]) : "")).join(","),
+      row.results.map((entry) => entry.map(String).join(",")).join(";"),
+    ].join("|"));
+  }
+  return lines.join("\n");
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (ISO-HDLC, as zlib and PNG) of bytes, an unsigned 32-bit number. */
+export function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** The digest a delta carries: CRC-32 of the UTF-8 of the canonical text of the standings after it. */
+export function standingsDigest(p) {
+  return crc32(new TextEncoder().encode(canonicalText(p)));
+}
+
 /** Status text for people, from the feed's status. */
 export const STATUS_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…" };
 
@@ -168,8 +252,10 @@ export const STATUS_WORDS = { connecting: "connecting…", live: "live", reconne
  *
  * handlers: onSnapshot(payload), onUpdate(message), onMessage(message) for
  * everything else (ack, rejected, error, projection), onStatus(status).
+ * onUpdate always gets a full update (the deltas are applied here).
  * The last shown seq and the status are mirrored on <html data-seq
- * data-status> so that tests and OBS users can see them.
+ * data-status> so that tests and OBS users can see them, and the deltas that
+ * did not check out on <html data-resyncs>.
  */
 export class LiveFeed {
   constructor(tournament, handlers = {}, options = {}) {
@@ -186,6 +272,8 @@ export class LiveFeed {
     this.gapTimer = null;
     this.log = [];             // [kind, seq] of what was shown, for tests and debugging
     this.stopped = false;
+    this.standings = null;     // the full standings at this.seq: what the next delta applies to
+    this.resyncs = 0;          // deltas that did not apply or whose digest differed
   }
 
   start() {
@@ -260,7 +348,7 @@ export class LiveFeed {
   }
 
   _subscribe() {
-    const message = { type: "subscribe", tournament: this.tournament };
+    const message = { type: "subscribe", tournament: this.tournament, updates: "delta" };
     if (this.seq !== null) message.since = this.seq;
     if (this.token) message.token = this.token;
     Object.assign(message, this.subscribeOptions);
@@ -272,6 +360,7 @@ export class LiveFeed {
     const ours = m.tournament === undefined || m.tournament === this.tournament;
     if (m.type === "snapshot" && ours) {
       this.seq = m.seq;
+      this.standings = m;
       this._record("snapshot", m.seq);
       this.handlers.onSnapshot?.(m);
       this._drain();
@@ -301,13 +390,48 @@ export class LiveFeed {
   }
 
   _apply(m) {
+    if (m.delta) {
+      let after;
+      try {
+        after = applyDelta(this.standings, m);
+        if (standingsDigest(after) !== m.digest) after = null;
+      } catch {
+        after = null;
+      }
+      if (!after) {
+        this._restart();
+        return;
+      }
+      this.standings = after;
+      const delta = m;
+      m = { ...after, type: "update" };
+      for (const key of EVENT_FIELDS) m[key] = delta[key];
+    } else {
+      this.standings = m;
+    }
     this.seq = m.seq;
     this._record("update", m.seq);
     this.handlers.onUpdate?.(m);
   }
 
+  /** A delta did not check out: forget the standings and resubscribe without since (a fresh snapshot). */
+  _restart() {
+    this.resyncs += 1;
+    document.documentElement.dataset.resyncs = String(this.resyncs);
+    this.seq = null;
+    this.standings = null;
+    this.waiting.clear();
+    this.log.push(["resync", null]);
+    this._subscribe();
+  }
+
+  /** The digest of the standings shown (what the last delta's digest was checked against). */
+  digest() {
+    return this.standings ? standingsDigest(this.standings) : null;
+  }
+
   _drain() {
-    while (this.waiting.has(this.seq + 1)) {
+    while (this.seq !== null && this.waiting.has(this.seq + 1)) {
       const next = this.waiting.get(this.seq + 1);
       this.waiting.delete(this.seq + 1);
       this._apply(next);
