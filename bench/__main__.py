@@ -33,6 +33,7 @@ WORKLOADS = (
     ("many", "bench.many", "6. many tournaments at once vs one tournament alone"),
     ("projection", "bench.projection", "7. projection: last round of a 16-player round robin"),
     ("trf", "bench.trf_read", "8. reading and ranking a big round-robin TRF file"),
+    ("wire", "bench.wire", "9. bytes per update on the wire: full update vs field delta"),
 )
 
 

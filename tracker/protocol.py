@@ -537,8 +537,9 @@ def snapshot_message(payload: StandingsPayload) -> bytes:
 class DeltaRowJSON(TypedDict):
     """One row that changed: its ``start_no`` and only its fields that changed (a new row: all of them).
 
-    ``tiebreaks`` holds only the codes whose value changed; ``results`` (the whole crosstable line) is
-    there only when the line changed.
+    ``tiebreaks`` holds only the codes whose value changed; ``results`` is there only when the crosstable
+    line changed: with ``results_from`` k, the line's first k entries stay and ``results`` are the entries
+    after them (a result in the latest round: one entry); without it, the whole line.
     """
 
     start_no: int
@@ -550,6 +551,7 @@ class DeltaRowJSON(TypedDict):
     withdrawn: NotRequired[bool]
     qualified: NotRequired[bool]
     line: NotRequired[float]
+    results_from: NotRequired[int]
     results: NotRequired[list[tuple[int, int, str, str]]]
 
 
@@ -588,6 +590,7 @@ class DeltaMessage(TypedDict):
 
 #: The fields of an ``update`` that describe the event, in the order a delta carries them.
 EVENT_FIELDS: Final = ("event", "changed", "reached", "fell", "qualification", "summary")
+_ABSENT: Final = object()
 #: Top-level standings fields a delta never carries as changes: the key and the position.
 _FIXED: Final = frozenset(("type", "tournament", "seq", "standings"))
 
@@ -613,29 +616,35 @@ def js_number(value: object) -> str:
     only the layout differs (ECMAScript Number::toString), which this reproduces.  Booleans are
     ``"true"``/``"false"``, ``None`` is ``"null"``, strings are themselves.
     """
+    kind = type(value)
+    if kind is float:
+        if value == 0:
+            return "0"  # String(-0) is "0"
+        text = repr(value)
+        if text.endswith(".0"):
+            return text[:-2]  # |value| < 1e16: repr writes no exponent
+        if "e" not in text and "n" not in text:
+            return text
+        return _js_float(text)
+    if kind is int or kind is str:
+        return str(value)
     if value is True:
         return "true"
     if value is False:
         return "false"
     if value is None:
         return "null"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
+    if isinstance(value, str | int):
         return str(value)
-    if isinstance(value, Fraction | Decimal):
-        value = float(value)
-    if not isinstance(value, float):
-        raise TypeError(f"not a JSON value of the standings: {value!r}")
-    if value == 0:
-        return "0"  # String(-0) is "0"
-    text = repr(value)
-    if text.endswith(".0"):
-        return text[:-2]  # |value| < 1e16: repr writes no exponent
-    if "e" not in text:
-        if "n" in text:  # inf, nan: never in standings
-            return {"inf": "Infinity", "-inf": "-Infinity"}.get(text, "NaN")
-        return text
+    if isinstance(value, Fraction | Decimal | float):
+        return js_number(float(value))
+    raise TypeError(f"not a JSON value of the standings: {value!r}")
+
+
+def _js_float(text: str) -> str:
+    """A float's ``repr`` with an exponent (or inf, nan) as ECMAScript Number::toString writes it."""
+    if "n" in text:  # inf, nan: never in standings
+        return {"inf": "Infinity", "-inf": "-Infinity"}.get(text, "NaN")
     sign, digits, exponent = Decimal(text).normalize().as_tuple()
     assert isinstance(exponent, int)
     d = "".join(map(str, digits))
@@ -652,7 +661,8 @@ def js_number(value: object) -> str:
 
 
 def _results_text(results: Any) -> str:
-    return ";".join(f"{js_number(r)},{js_number(o)},{c},{x}" for r, o, c, x in results)
+    # round and opponent are integers: str() writes them as String() does
+    return ";".join([f"{r},{o},{c},{x}" for r, o, c, x in results])
 
 
 def digest_row(codes: list[str], row: Mapping[str, Any], results: str | None = None) -> str:
@@ -701,47 +711,73 @@ def standings_digest(p: Mapping[str, Any]) -> int:
     return digest_text([digest_header(p), *(digest_row(codes, row) for row in p["standings"])])
 
 
-class Digester:
-    """The digest of one tournament's standings from update to update, re-writing only the rows that changed.
+_ROW_FIELDS: Final = ("rank", "start_no", "name", "points", "games", "withdrawn", "qualified", "line")
+_COLUMN: Final = {key: i for i, key in enumerate(_ROW_FIELDS)}
 
-    Keeps each row's canonical line and crosstable text; :meth:`digest` takes the new payload and the
-    start numbers whose row changed (``None``: all), and returns the same value as :func:`standings_digest`.
+
+class Digester:
+    """The digest of one tournament's standings from update to update, re-writing only what changed.
+
+    Keeps each row's canonical parts (its fields, each tie-break, its crosstable text); :meth:`digest`
+    takes the new payload and the changed rows as :func:`diff_standings` gives them (``None``: all
+    rows anew), and returns the same value as :func:`standings_digest`.
     """
 
-    __slots__ = ("lines", "results")
+    __slots__ = ("codes", "rows")
 
     def __init__(self) -> None:
-        self.lines: dict[int, str] = {}
-        self.results: dict[int, str] = {}
+        self.codes: list[str] = []
+        self.rows: dict[int, tuple[list[str], dict[str, str]]] = {}  # start_no → (parts, tie-break texts)
 
-    def digest(self, p: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]] | None) -> int:
-        codes = p["codes"]
+    def digest(self, p: Mapping[str, Any], changes: Mapping[int, Mapping[str, Any]] | None) -> int:
+        codes = list(p["codes"])
+        if codes != self.codes:
+            self.codes, changes = codes, None
         out = [digest_header(p)]
         for row in p["standings"]:
             start_no = row["start_no"]
-            line = self.lines.get(start_no)
-            change = None if rows is None else rows.get(start_no)
-            if rows is not None and change is None and line is not None:
-                out.append(line)  # the row did not change
-                continue
-            results = self.results.get(start_no)
-            if results is None or change is None or "results" in change:
-                results = self.results[start_no] = _results_text(row["results"])
-            line = self.lines[start_no] = digest_row(codes, row, results)
-            out.append(line)
-        if len(self.lines) > len(p["standings"]):
+            kept = self.rows.get(start_no)
+            change = None if changes is None else changes.get(start_no)
+            if kept is None or changes is None:
+                kept = self._whole(row)
+            elif change is not None:
+                parts, tiebreaks = kept
+                for key in change:
+                    column = _COLUMN.get(key)
+                    if column is not None:
+                        parts[column] = js_number(row[key])
+                if "tiebreaks" in change:
+                    for code, value in change["tiebreaks"].items():
+                        tiebreaks[code] = js_number(value)
+                    parts[8] = ",".join([tiebreaks.get(c, "") for c in codes])
+                if "results" in change:
+                    parts[9] = _results_text(row["results"])
+            out.append("|".join(kept[0]))
+        if len(self.rows) > len(p["standings"]):
             present = {row["start_no"] for row in p["standings"]}
-            for gone in [n for n in self.lines if n not in present]:
-                del self.lines[gone]
-                self.results.pop(gone, None)
+            for gone in [n for n in self.rows if n not in present]:
+                del self.rows[gone]
         return digest_text(out)
 
+    def _whole(self, row: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
+        tiebreaks = {code: js_number(value) for code, value in row["tiebreaks"].items()}
+        parts = [js_number(row[key]) for key in _ROW_FIELDS]
+        parts.append(",".join([tiebreaks.get(c, "") for c in self.codes]))
+        parts.append(_results_text(row["results"]))
+        kept = self.rows[row["start_no"]] = (parts, tiebreaks)
+        return kept
 
-def _same_results(a: Any, b: Any) -> bool:
-    """Two crosstable lines are equal (entries may be tuples on one side and lists on the other)."""
-    if a == b:
-        return True
-    return len(a) == len(b) and all(tuple(x) == tuple(y) for x, y in zip(a, b, strict=True))
+
+def _kept(old: Any, new: Any) -> int:
+    """How many leading entries two crosstable lines share (entries may be tuples on one side, lists on the other)."""
+    if old == new:
+        return len(new)
+    kept = 0
+    for x, y in zip(old, new, strict=False):
+        if tuple(x) != tuple(y):
+            break
+        kept += 1
+    return kept
 
 
 def diff_standings(
@@ -761,23 +797,25 @@ def diff_standings(
         if old is None:
             rows.append(dict(row))
             continue
-        if old == row:
-            continue
-        change: dict[str, Any] = {}
+        change: dict[str, Any] | None = None
         for key, value in row.items():
-            if key == "start_no":
+            before = old.get(key, _ABSENT)
+            if before == value:
+                continue
+            if change is None:
+                change = {"start_no": row["start_no"]}
+            if key == "tiebreaks" and before is not _ABSENT:
+                change[key] = {code: v for code, v in value.items() if code not in before or before[code] != v}
+            elif key == "results" and before is not _ABSENT:
+                kept = _kept(before, value)
+                if kept == len(before) == len(value):
+                    continue  # the same entries, tuples on one side and lists on the other
+                if kept:
+                    change["results_from"] = kept  # the first ``kept`` entries stay: only the rest is sent
+                change[key] = value[kept:]
+            else:
                 change[key] = value
-            elif key == "tiebreaks":
-                before = old.get(key, {})
-                moved = {code: v for code, v in value.items() if code not in before or before[code] != v}
-                if moved:
-                    change[key] = moved
-            elif key == "results":
-                if not _same_results(old.get(key, ()), value):
-                    change[key] = value
-            elif key not in old or old[key] != value:
-                change[key] = value
-        if len(change) > 1:
+        if change is not None and len(change) > 1:
             rows.append(change)
     order = [row["start_no"] for row in new["standings"]]
     same = len(order) == len(old_rows) and all(
@@ -804,25 +842,22 @@ def delta_message(
     order: list[int] | None,
     digest: int,
 ) -> bytes:
-    """Encode a delta from what :func:`diff_standings` found (see :func:`update_delta`)."""
-    tail = _tail_decoder.decode(message)
-    body: dict[str, Any] = {
-        "type": "update",
-        "delta": True,
-        "tournament": new["tournament"],
-        "seq": new["seq"],
-        **top,
-        "event": tail.event,
-        "changed": tail.changed,
-        "reached": tail.reached,
-        "fell": tail.fell,
-        "qualification": tail.qualification,
-        "summary": tail.summary,
-        "rows": rows,
-    }
+    """Encode a delta from what :func:`diff_standings` found (see :func:`update_delta`).
+
+    The event fields are the last ones :func:`update_message` writes: their bytes are spliced in as they
+    are (found after the last ``,"event":{``, which no escaped JSON string can contain); a message laid
+    out otherwise is decoded instead.
+    """
+    head: dict[str, Any] = {"type": "update", "delta": True, "tournament": new["tournament"], "seq": new["seq"], **top}
+    rest: dict[str, Any] = {"rows": rows}
     if order is not None:
-        body["order"] = order
-    body["digest"] = digest
+        rest["order"] = order
+    rest["digest"] = digest
+    at = message.rfind(b',"event":{')
+    if at > 0 and message.endswith(b'"}') and message.find(b',"summary":"', at) > 0:
+        return b"".join((_encoder.encode(head)[:-1], message[at:-1], b",", _encoder.encode(rest)[1:]))
+    tail = _tail_decoder.decode(message)
+    body = {**head, **{key: getattr(tail, key) for key in EVENT_FIELDS}, **rest}
     return _encoder.encode(body)
 
 
@@ -849,6 +884,9 @@ def apply_delta(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[s
         row = {**old, **change}
         if "tiebreaks" in change:
             row["tiebreaks"] = {**old["tiebreaks"], **change["tiebreaks"]}
+        if "results_from" in change:
+            del row["results_from"]
+            row["results"] = [*old["results"][: change["results_from"]], *change["results"]]
         rows[start_no] = row
     order = delta.get("order")
     if order is None:

@@ -102,7 +102,10 @@ def test_a_delta_carries_only_what_changed() -> None:
         for key, value in row.items():
             if key == "tiebreaks":
                 assert value and all(old[row["start_no"]]["tiebreaks"][c] != v for c, v in value.items())
-            elif key != "start_no":
+            elif key == "results":  # a result of the latest round: the line's one new entry
+                assert row["results_from"] == len(old[row["start_no"]]["results"]) and len(value) == 1
+                assert list(full["results"][-1]) == value[0]
+            elif key not in ("start_no", "results_from"):
                 assert msgspec.json.encode(value) != msgspec.json.encode(old[row["start_no"]][key])
                 assert msgspec.json.encode(value) == msgspec.json.encode(full[key])
     with_results = [row["start_no"] for row in delta["rows"] if "results" in row]

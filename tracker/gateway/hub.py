@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
@@ -78,35 +79,31 @@ class History:
     size: int
     base: bytes | None = None
     base_seq: int = 0
-    deltas: deque[tuple[int, bytes]] = field(default_factory=deque)
-    times: deque[float] = field(default_factory=deque)  # when each kept delta was published (Unix seconds)
+    kept: deque[tuple[int, bytes, float]] = field(default_factory=deque)  # (seq, delta, published at, Unix s)
     weight: int = 0  # bytes of the deltas kept
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         """The deltas kept, oldest first: (seq, message)."""
-        return iter(self.deltas)
+        return ((seq, data) for seq, data, _ in self.kept)
 
     def reset(self, payload: StandingsPayload | None, seq: int) -> None:
         """Forget every delta; full updates rebuild from ``payload`` (at ``seq``) on, or never (``None``)."""
         self.base = None if payload is None else encode(payload)
         self.base_seq = seq
-        self.deltas.clear()
-        self.times.clear()
+        self.kept.clear()
         self.weight = 0
 
     def append(self, seq: int, delta: bytes) -> None:
-        self.deltas.append((seq, delta))
-        self.times.append(time.time())
+        self.kept.append((seq, delta, time.time()))
         self.weight += len(delta)
-        if len(self.deltas) > self.count or self.weight > self.size:
-            self._trim(min(self.count * 3 // 4, len(self.deltas) - 1), self.size * 3 // 4)
+        if len(self.kept) > self.count or self.weight > self.size:
+            self._trim(min(self.count * 3 // 4, len(self.kept) - 1), self.size * 3 // 4)
 
     def _trim(self, count: int, size: int) -> None:
         """Drop the oldest deltas until at most ``count`` of them and ``size`` bytes are kept."""
         dropped: list[bytes] = []
-        while len(self.deltas) > 1 and (len(self.deltas) > count or self.weight > size):
-            seq, data = self.deltas.popleft()
-            self.times.popleft()
+        while len(self.kept) > 1 and (len(self.kept) > count or self.weight > size):
+            seq, data, _ = self.kept.popleft()
             self.weight -= len(data)
             dropped.append(data)
             self.base_seq = seq
@@ -119,20 +116,19 @@ class History:
     def keep_last(self, size: int) -> None:
         """Keep only the newest deltas that fit in ``size`` bytes (at least one), and no ``base``."""
         self.base = None
-        self._trim(len(self.deltas), size)
+        self._trim(len(self.kept), size)
 
     def recent(self, n: int) -> list[tuple[int, bytes, float]]:
         """The last ``n`` deltas kept, oldest first: (seq, message, published at)."""
-        kept = min(n, len(self.deltas), len(self.times))
-        return [(self.deltas[-i][0], self.deltas[-i][1], self.times[-i]) for i in range(kept, 0, -1)]
+        return list(self.kept)[-n:] if n > 0 else []
 
     def deltas_after(self, since: int, cap: int) -> list[bytes] | None:
         """The deltas after ``since`` when all of them are kept and weigh at most ``cap`` bytes, else ``None``."""
-        if not self.deltas or self.deltas[0][0] > since + 1:
+        if not self.kept or self.kept[0][0] > since + 1:
             return None
         missed: list[bytes] = []
         total = 0
-        for seq, message in reversed(self.deltas):
+        for seq, message, _ in reversed(self.kept):
             if seq <= since:
                 break
             total += len(message)
@@ -145,12 +141,12 @@ class History:
     def full_after(self, since: int, cap: int) -> list[bytes] | None:
         """The full updates after ``since``, rebuilt from ``base`` and the deltas, when they weigh at most
         ``cap`` bytes; ``None`` when they are not all kept (or the history has no base)."""
-        if self.base is None or not self.deltas or since < self.base_seq:
+        if self.base is None or not self.kept or since < self.base_seq:
             return None
         payload: dict[str, Any] = _plain.decode(self.base)
         missed: list[bytes] = []
         total = 0
-        for seq, data in self.deltas:
+        for seq, data, _ in self.kept:
             delta = _plain.decode(data)
             payload = apply_delta(payload, delta)
             if seq > since:
@@ -162,11 +158,22 @@ class History:
         return missed
 
 
+class Backlog(list[bytes]):
+    """What a subscriber still being sent what it missed will get next; ``delta``: it asked for deltas."""
+
+    __slots__ = ("delta",)
+
+    def __init__(self, delta: bool) -> None:
+        super().__init__()
+        self.delta = delta
+
+
 @dataclass(slots=True)
 class DelayLine:
     """What one delayed subscriber will be sent, each message with the loop time it is due."""
 
     seconds: float
+    delta: bool = False  # the subscriber asked for deltas
     queue: deque[tuple[float, bytes]] = field(default_factory=deque)
     weight: int = 0
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -190,10 +197,11 @@ class Channel:
     subscribers (an overlay set up before the event) get an empty snapshot
     with seq 0 and then every update from seq 1 on.  ``resuming`` holds, per
     subscriber still being sent what it missed, the updates published since.
-    ``subscribers`` get full updates, ``delta_subscribers`` deltas;
-    ``wants_delta`` are those of all (live, resuming, delayed) who asked for
-    deltas.  A compacted channel (a finished tournament, see :meth:`Hub.compact`)
-    keeps its standings only as the encoded snapshot: ``payload`` decodes it.
+    ``subscribers`` get full updates, ``delta_subscribers`` deltas (a
+    resuming or delayed one says which in its :class:`Backlog` or
+    :class:`DelayLine`).  A compacted channel (a finished tournament, see
+    :meth:`Hub.compact`) keeps its standings only as the snapshot, encoded and
+    zlib-compressed: ``payload`` and :meth:`snapshot` decode it when asked.
     """
 
     tournament: str
@@ -201,8 +209,7 @@ class Channel:
     history: History
     subscribers: set[ServerConnection] = field(default_factory=set)
     delta_subscribers: set[ServerConnection] = field(default_factory=set)
-    wants_delta: set[ServerConnection] = field(default_factory=set)
-    resuming: dict[ServerConnection, list[bytes]] = field(default_factory=dict)
+    resuming: dict[ServerConnection, Backlog] = field(default_factory=dict)
     delayed: dict[ServerConnection, DelayLine] = field(default_factory=dict)
     digester: Digester | None = None
     compacted: bool = False
@@ -212,7 +219,7 @@ class Channel:
     @property
     def payload(self) -> StandingsPayload | None:
         if self._payload is None and self.compacted and self._snapshot is not None:
-            return _packed.decode(self._snapshot)
+            return _packed.decode(self.snapshot())
         return self._payload
 
     def set_payload(self, payload: StandingsPayload) -> None:
@@ -230,9 +237,19 @@ class Channel:
         return self._payload is not None or self.compacted
 
     def snapshot(self) -> bytes:
+        if self.compacted and self._snapshot is not None:
+            return zlib.decompress(self._snapshot)
         if self._snapshot is None:
             self._snapshot = snapshot_message(self.payload or empty_payload(self.tournament))
         return self._snapshot
+
+    def compact(self, finished_bytes: int) -> None:
+        """Keep only the snapshot (compressed) and the newest deltas within ``finished_bytes``."""
+        self._snapshot = zlib.compress(self.snapshot(), 9)
+        self._payload = None
+        self.compacted = True
+        self.digester = None
+        self.history.keep_last(finished_bytes)
 
     def live(self, conn: ServerConnection) -> bool:
         return conn in self.subscribers or conn in self.delta_subscribers
@@ -310,6 +327,8 @@ class Hub:
         in increasing ``seq``; an update whose seq is not newer than the
         channel's (a re-delivery) is ignored: returns ``False``.
         """
+        if self._finished and self._compactor is None and self._finished[0][0] <= time.monotonic():
+            self.compact(time.monotonic())  # a caller without an event loop (a benchmark): compact as it goes
         tournament = payload["tournament"]
         channel = self._channel(tournament)
         if channel.opened and payload["seq"] <= channel.seq:
@@ -331,12 +350,12 @@ class Hub:
         if not payload["provisional"]:
             self._finish(channel)
         for conn, queued in list(channel.resuming.items()):
-            queued.append(delta if conn in channel.wants_delta else message)
+            queued.append(delta if queued.delta else message)
             if sum(len(m) for m in queued) > self.max_buffer:
                 del channel.resuming[conn]
                 self._drop(conn)
         for conn, line in list(channel.delayed.items()):
-            if not line.put(delta if conn in channel.wants_delta else message, self.max_buffer):
+            if not line.put(delta if line.delta else message, self.max_buffer):
                 self._drop(conn)
         if channel.subscribers or channel.delta_subscribers:
             started = time.perf_counter()
@@ -400,11 +419,7 @@ class Hub:
                 continue
             if channel._payload["provisional"]:
                 continue
-            channel.snapshot()
-            channel._payload = None
-            channel.compacted = True
-            channel.digester = None
-            channel.history.keep_last(self.finished_bytes)
+            channel.compact(self.finished_bytes)
             done += 1
         return done
 
@@ -432,10 +447,6 @@ class Hub:
             channel.delta_subscribers.discard(conn)
             channel.resuming.pop(conn, None)
             self._stop_line(channel, conn)
-        if delta:
-            channel.wants_delta.add(conn)
-        else:
-            channel.wants_delta.discard(conn)
         first: list[bytes] | None = None
         if since is not None and since <= channel.seq:
             if since == channel.seq:
@@ -448,7 +459,7 @@ class Hub:
             first = [channel.snapshot()]
         live = channel.delta_subscribers if delta else channel.subscribers
         if delay > 0:
-            line = channel.delayed[conn] = DelayLine(delay)
+            line = channel.delayed[conn] = DelayLine(delay, delta)
             for data in first:
                 line.put(data, self.max_buffer + self.max_resume)
             line.task = asyncio.create_task(self._pump(conn, line), name="delayed-subscriber")
@@ -456,7 +467,7 @@ class Hub:
         if not first:
             live.add(conn)
             return
-        queued = channel.resuming[conn] = []
+        queued = channel.resuming[conn] = Backlog(delta)
         try:
             while first:
                 for data in first:
@@ -467,7 +478,6 @@ class Hub:
                 first, queued[:] = list(queued), []
         except BaseException:
             channel.resuming.pop(conn, None)
-            channel.wants_delta.discard(conn)
             self._forget_if_unopened(channel)
             raise
         del channel.resuming[conn]
@@ -479,7 +489,6 @@ class Hub:
             if channel is not None:
                 channel.subscribers.discard(conn)
                 channel.delta_subscribers.discard(conn)
-                channel.wants_delta.discard(conn)
                 channel.resuming.pop(conn, None)
                 self._stop_line(channel, conn)
                 self._forget_if_unopened(channel)

@@ -187,6 +187,10 @@ export function applyDelta(previous, delta) {
     if (!old) { rows.set(change.start_no, { ...change }); continue; }
     const row = { ...old, ...change };
     if (change.tiebreaks) row.tiebreaks = { ...old.tiebreaks, ...change.tiebreaks };
+    if ("results_from" in change) {  // the line's first results_from entries stay; the rest is sent
+      delete row.results_from;
+      row.results = [...old.results.slice(0, change.results_from), ...change.results];
+    }
     rows.set(change.start_no, row);
   }
   const order = delta.order || (previous.standings || []).map((row) => row.start_no);

@@ -1,0 +1,233 @@
+"""Workload 9: bytes per update on the wire, full update (protocol v1) vs field delta (v1.1); the hub's memory.
+
+Whole single round robins of 16 and 24 players (bench/scenario.py: Berger
+pairings, seeded random results) go through the core and ``Hub.publish``
+exactly as the embedded processor feeds it; for every update the full
+message (what a v1 subscriber gets, today's update) and the delta the hub
+derived (what a ``"updates": "delta"`` subscriber gets) are measured as
+websocket frames (payload + frame header):
+
+- uncompressed;
+- compressed by websockets' own permessage-deflate (``PerMessageDeflate``
+  with the server's defaults: 4 KiB window, memLevel 5), with context
+  takeover (one compressor per connection, as today's default negotiation)
+  and without (a fresh compressor per message, what a shared per-update
+  compression needs).
+
+The ratio is delta bytes / full bytes summed over every update of the
+tournaments (the opening included); the target is ≤ 25% in each column.
+
+Beside it, reported: the µs ``Hub.publish`` spends per update at 24 players
+(deriving the delta and its digest, once per update), and the hub's share of
+the Python heap per finished 10-player round robin (tracemalloc, tournaments
+fed round by round as bench/many.py does), before and after the finished
+tournaments are compacted; target ≤ 8 KB after.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import tracemalloc
+from typing import Any
+
+from websockets.extensions.permessage_deflate import PerMessageDeflate
+from websockets.frames import Frame, Opcode
+
+from bench.common import Result, Row, Sizes, fmt_us, median, say, timed
+from bench.scenario import tournament
+from tracker.core.apply import apply
+from tracker.core.crosstable import Tournament
+from tracker.core.events import ResultRecorded, TournamentOpened
+from tracker.core.standings import Standings
+from tracker.gateway.hub import Hub
+from tracker.gateway.metrics import Metrics
+from tracker.protocol import StandingsPayload, standings_payload, update_message
+
+RATIO_TARGET = 0.25
+MEMORY_TARGET_KB = 8.0
+MODES = ("raw", "deflate, context takeover", "deflate, no context takeover")
+COUNTS = {"quick": 1, "default": 4, "full": 10}  # tournaments per size
+TRACED = {"quick": 100, "default": 500, "full": 2000}  # 10-player tournaments traced for the hub's memory
+
+
+def updates(tid: str, players: int, seed: int) -> list[tuple[StandingsPayload, bytes]]:
+    """``(payload, message)`` of every update of one whole round robin, as the processor builds them."""
+    opened, results = tournament(tid, players, seed)
+    state: Tournament | None = None
+    last: Standings | None = None
+    out = []
+    for event in [opened, *results]:
+        state, update = apply(state, event, last)
+        assert update is not None
+        last = update.standings
+        payload = standings_payload(update.standings)
+        out.append((payload, update_message(update, payload)))
+    return out
+
+
+def header(size: int) -> int:
+    """Bytes of a server-to-client frame header (unmasked) for a payload of ``size`` bytes."""
+    return 2 if size < 126 else 4 if size < 65536 else 10
+
+
+class Wire:
+    """One connection's bytes per message in one mode: raw, or deflated with or without context takeover."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.deflate: PerMessageDeflate | None = None
+        if mode != "raw":
+            self.deflate = self._deflate()
+
+    def _deflate(self) -> PerMessageDeflate:
+        no_takeover = self.mode.endswith("no context takeover")
+        return PerMessageDeflate(False, no_takeover, 12, 12, {"memLevel": 5})
+
+    def size(self, message: bytes) -> int:
+        data = message
+        if self.deflate is not None:
+            data = self.deflate.encode(Frame(Opcode.TEXT, message)).data
+        return len(data) + header(len(data))
+
+
+def measure(players: int, count: int) -> dict[str, Any]:
+    """Bytes of every full update and every delta of ``count`` whole ``players``-player round robins."""
+    full: dict[str, list[int]] = {mode: [] for mode in MODES}
+    delta: dict[str, list[int]] = {mode: [] for mode in MODES}
+    publish_us: list[float] = []
+    clock = time.perf_counter_ns
+    for k in range(count):
+        tid = f"wire-{players}-{k}"
+        hub = Hub(Metrics())
+        wires = {mode: (Wire(mode), Wire(mode)) for mode in MODES}  # (a v1 subscriber, a delta subscriber)
+        for payload, message in updates(tid, players, seed=11 + k):
+            a = clock()
+            assert hub.publish(payload, message)
+            publish_us.append((clock() - a) / 1000)
+            seq, sent, _ = hub.channels[tid].history.kept[-1]
+            assert seq == payload["seq"]
+            for mode, (v1, v11) in wires.items():
+                full[mode].append(v1.size(message))
+                delta[mode].append(v11.size(sent))
+    return {"full": full, "delta": delta, "publish_us": publish_us, "updates": len(publish_us)}
+
+
+def hub_memory(count: int) -> dict[str, float]:
+    """The hub's share of the Python heap per finished 10-player round robin, before and after compaction."""
+    batches: list[tuple[TournamentOpened, list[ResultRecorded]]] = [
+        tournament(f"mem{k:06d}", 10, seed=13) for k in range(count)
+    ]
+    states: dict[str, Tournament] = {}
+    last: dict[str, Standings] = {}
+    tracemalloc.start()
+    gc.collect()
+    hub = Hub(Metrics())
+
+    def submit(event: TournamentOpened | ResultRecorded) -> None:
+        state, update = apply(states.get(event.tournament), event, last.get(event.tournament))
+        assert update is not None
+        states[event.tournament], last[event.tournament] = state, update.standings
+        hub.publish(standings_payload(update.standings), update_message(update))
+
+    for opened, _ in batches:
+        submit(opened)
+    for r in range(1, max(e.round for e in batches[0][1]) + 1):
+        for _, results in batches:
+            for event in results:
+                if event.round == r:
+                    submit(event)
+    del batches
+    gc.collect()
+    with_hub = tracemalloc.get_traced_memory()[0]
+    history = sum(c.history.weight for c in hub.channels.values())
+    compacted = hub.compact()
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    kept = sum(c.history.weight for c in hub.channels.values())
+    hub = Hub(Metrics())
+    gc.collect()
+    without = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert compacted == count, f"{compacted} of {count} tournaments compacted"
+    return {
+        "tournaments": count,
+        "live_per_tournament": (with_hub - without) / count,
+        "compacted_per_tournament": (after - without) / count,
+        "history_bytes_live": history / count,
+        "history_bytes_compacted": kept / count,
+    }
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def run(sizes: Sizes) -> Result:
+    result = Result("wire", "9. bytes per update on the wire: full update vs field delta")
+    count = COUNTS.get(sizes.mode, 4)
+    figures: dict[int, dict[str, Any]] = {}
+    with timed(result):
+        for players in (16, 24):
+            say(f"  wire: {count} × {players}-player round robins")
+            data = measure(players, count)
+            fig: dict[str, Any] = {"updates": data["updates"], "publish_median_us": median(data["publish_us"])}
+            for mode in MODES:
+                full, delta = data["full"][mode], data["delta"][mode]
+                ratio = sum(delta) / sum(full)
+                fig[mode] = {
+                    "full_median": median(full),
+                    "delta_median": median(delta),
+                    "full_mean": sum(full) / len(full),
+                    "delta_mean": sum(delta) / len(delta),
+                    "ratio": ratio,
+                    "median_ratio": median([d / f for d, f in zip(delta, full, strict=True)]),
+                }
+                result.rows.append(
+                    Row(
+                        workload=f"wire bytes per update, {players} players, {mode}",
+                        size=f"{data['updates']:,} updates ({count} RR)",
+                        measured=f"delta median {fig[mode]['delta_median']:,.0f} B, "
+                        f"mean {fig[mode]['delta_mean']:,.0f} B",
+                        baseline=f"full median {fig[mode]['full_median']:,.0f} B, mean {fig[mode]['full_mean']:,.0f} B",
+                        ratio=f"{_pct(ratio)} (median per update {_pct(fig[mode]['median_ratio'])})",
+                        target=f"≤ {RATIO_TARGET:.0%}",
+                        met=ratio <= RATIO_TARGET,
+                    )
+                )
+            figures[players] = fig
+        traced = TRACED.get(sizes.mode, 500)
+        say(f"  wire: the hub's memory over {traced} finished 10-player round robins (tracemalloc)")
+        memory = hub_memory(traced)
+        result.rows.append(
+            Row(
+                workload="hub memory per finished 10-player RR, compacted",
+                size=f"{traced:,} tournaments (tracemalloc)",
+                measured=f"{memory['compacted_per_tournament'] / 1024:,.1f} KB",
+                baseline=f"{memory['live_per_tournament'] / 1024:,.1f} KB before compaction",
+                ratio=f"{memory['compacted_per_tournament'] / memory['live_per_tournament']:.2f}×",
+                target=f"≤ {MEMORY_TARGET_KB:g} KB",
+                met=memory["compacted_per_tournament"] <= MEMORY_TARGET_KB * 1024,
+            )
+        )
+        result.raw = {"figures": figures, "memory": memory}
+        result.notes.append(
+            "Bytes per websocket frame (payload + header) of every update of whole round robins: the full "
+            '`update` a protocol v1 subscriber gets vs the field delta a `"updates": "delta"` subscriber '
+            "gets, both as sent by `Hub.publish`. Compressed with websockets' own `PerMessageDeflate` (4 KiB "
+            "window, memLevel 5, the server's defaults), with context takeover (one compressor per connection) "
+            "and without (one per message). Ratio = delta bytes / full bytes over every update, the opening "
+            "(whose delta holds every row) included."
+        )
+        result.notes.append(
+            "`Hub.publish` per update at 24 players (deriving the delta and its digest once, no subscribers): "
+            f"median {fmt_us(figures[24]['publish_median_us'])}; at 16: {fmt_us(figures[16]['publish_median_us'])}."
+        )
+        result.notes.append(
+            f"The hub's heap per finished 10-player round robin ({traced:,} fed round by round, tracemalloc): "
+            f"{memory['live_per_tournament'] / 1024:,.1f} KB while its history is kept "
+            f"({memory['history_bytes_live'] / 1024:,.1f} KB of deltas), "
+            f"{memory['compacted_per_tournament'] / 1024:,.1f} KB once compacted "
+            f"(snapshot bytes and {memory['history_bytes_compacted'] / 1024:,.1f} KB of the newest deltas)."
+        )
+    return result
