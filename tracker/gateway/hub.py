@@ -4,9 +4,13 @@ How this works
 --------------
 
 A channel keeps the latest standings (for snapshots and the HTTP pages) and
-the recent updates (for resume with ``since``), bounded both in count and
-in bytes.  Publishing writes the same bytes to every live subscriber
-without waiting for any of them (``websockets.broadcast``); a subscriber
+the recent updates (for resume with ``since``) as field deltas, bounded both
+in count and in bytes (:class:`History`).  Publishing derives the update's
+delta once, from the previous standings and the new ones (protocol v1.1:
+only the fields that changed, and the digest of the full standings), then
+writes the full message to every full subscriber and the delta to every
+delta subscriber, without waiting for any of them (``websockets.broadcast``);
+a finished tournament is compacted after ``compact_after`` seconds; a subscriber
 whose unsent data exceeds ``max_buffer`` bytes is dropped with close code
 1008 instead, so a stalled client never delays the others and never grows
 memory without bound.  A dropped client resumes with ``since`` and misses
