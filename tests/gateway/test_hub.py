@@ -165,3 +165,50 @@ async def test_a_resuming_client_that_falls_too_far_behind_is_dropped() -> None:
     await hub.aclose()
     assert client.closed == [1008]
     assert client not in hub.channels["t"].subscribers and client not in hub.channels["t"].resuming
+
+
+async def test_resuming_and_delayed_subscribers_each_get_the_flavour_they_asked_for() -> None:
+    hub, updates = real_hub(10)
+    last = updates[-1][0]["seq"]
+    full, delta = HeldClient(), HeldClient()
+    resumes = [
+        asyncio.create_task(hub.subscribe(full, "rr", last - 2)),  # type: ignore[arg-type]
+        asyncio.create_task(hub.subscribe(delta, "rr", last - 2, delta=True)),  # type: ignore[arg-type]
+    ]
+    await asyncio.sleep(0)  # both held on their first write
+    extra = dict(updates[-1][0], seq=last + 1)
+    message = updates[-1][1].replace(f'"seq":{last}'.encode(), f'"seq":{last + 1}'.encode())
+    hub.publish(extra, message)  # queued behind each one's backlog, in its own flavour
+    for client in (full, delta):
+        client.open.set()
+    await asyncio.wait_for(asyncio.gather(*resumes), 5)
+    assert [(m["seq"], "delta" in m) for m in full.sent] == [(last - 1, False), (last, False), (last + 1, False)]
+    assert [(m["seq"], m.get("delta")) for m in delta.sent] == [(last - 1, True), (last, True), (last + 1, True)]
+    assert delta.sent[-1]["rows"] == [] and "standings" not in delta.sent[-1]  # nothing in the standings moved
+    hub.unsubscribe(full)  # type: ignore[arg-type]
+    hub.unsubscribe(delta)  # type: ignore[arg-type]
+    late = HeldClient()
+    late.open.set()
+    await hub.subscribe(late, "rr", last - 1, delay=0.05, delta=True)  # type: ignore[arg-type]
+    await asyncio.wait_for(_until(lambda: len(late.sent) == 2), 5)
+    assert [(m["seq"], m.get("delta")) for m in late.sent] == [(last, True), (last + 1, True)]
+    await hub.aclose()
+
+
+async def _until(done: Any) -> None:
+    while not done():
+        await asyncio.sleep(0.01)
+
+
+async def test_a_gap_in_what_the_hub_is_given_starts_its_history_over() -> None:
+    _, updates = real_hub(10)
+    hub = Hub(Metrics())
+    hub.install(updates[4][0])  # at seq 5, as after a journal replay
+    assert hub.publish(*updates[5])
+    assert hub.publish(*updates[7])  # seq 8: this hub never saw seq 7
+    history = hub.channels["rr"].history
+    assert history.base_seq == 8 and list(history) == []
+    (snapshot,) = await resume(hub, 6, delta=True)  # the deltas kept no longer chain from 6
+    assert json.loads(snapshot)["type"] == "snapshot" and json.loads(snapshot)["seq"] == 8
+    assert hub.publish(*updates[8])
+    assert await resume(hub, 8) == [updates[8][1]]  # rebuilt from the new base
