@@ -189,15 +189,19 @@ async def test_resuming_and_delayed_subscribers_each_get_the_flavour_they_asked_
     hub.unsubscribe(delta)  # type: ignore[arg-type]
     late = HeldClient()
     late.open.set()
+    both = asyncio.Event()
+    held_send = late.send
+
+    async def send(data: str) -> None:
+        await held_send(data)
+        if len(late.sent) == 2:
+            both.set()
+
+    late.send = send  # type: ignore[method-assign]
     await hub.subscribe(late, "rr", last - 1, delay=0.05, delta=True)  # type: ignore[arg-type]
-    await asyncio.wait_for(_until(lambda: len(late.sent) == 2), 5)
+    await asyncio.wait_for(both.wait(), 5)
     assert [(m["seq"], m.get("delta")) for m in late.sent] == [(last, True), (last + 1, True)]
     await hub.aclose()
-
-
-async def _until(done: Any) -> None:
-    while not done():
-        await asyncio.sleep(0.01)
 
 
 async def test_a_gap_in_what_the_hub_is_given_starts_its_history_over() -> None:
