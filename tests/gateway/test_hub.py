@@ -143,6 +143,8 @@ async def test_a_finished_tournament_is_compacted_to_its_snapshot_and_newest_del
     assert channel.compacted and channel.history.base is None and channel.history.weight <= 1500
     assert channel.snapshot() == snapshot
     assert msgspec.json.encode(channel.payload) == msgspec.json.encode(updates[-1][0])
+    assert len(hub.open_channels()) == 1 and list(hub.open_channels()) == ["rr"]  # nothing decoded to count
+    assert msgspec.json.encode(hub.open_channels()["rr"]) == msgspec.json.encode(updates[-1][0])
     kept = hub.recent("rr", 30)
     assert kept == recent[-len(kept) :] and kept and all(json.loads(m)["summary"] for _, m, _ in kept)
     last = updates[-1][0]["seq"]

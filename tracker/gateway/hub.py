@@ -40,7 +40,7 @@ import asyncio
 import time
 import zlib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -275,6 +275,29 @@ def empty_payload(tournament: str) -> StandingsPayload:
         "codes": [],
         "scoring": {},
     }
+
+
+class OpenChannels(Mapping[str, StandingsPayload]):
+    """A read-only view of the open tournaments: counting or listing them decodes nothing, reading one
+    decodes it only when it is compacted."""
+
+    __slots__ = ("_channels",)
+
+    def __init__(self, channels: dict[str, Channel]) -> None:
+        self._channels = channels
+
+    def __getitem__(self, tournament: str) -> StandingsPayload:
+        channel = self._channels.get(tournament)
+        payload = None if channel is None else channel.payload
+        if payload is None:
+            raise KeyError(tournament)
+        return payload
+
+    def __iter__(self) -> Iterator[str]:
+        return (tid for tid, channel in list(self._channels.items()) if channel.opened)
+
+    def __len__(self) -> int:
+        return sum(1 for channel in self._channels.values() if channel.opened)
 
 
 class Hub:
@@ -560,9 +583,9 @@ class Hub:
         channel = self.channels.get(tournament)
         return [] if channel is None else channel.history.recent(n)
 
-    def open_channels(self) -> dict[str, StandingsPayload]:
-        """The tournaments that are open, with their latest standings."""
-        return {tid: payload for tid, ch in self.channels.items() if (payload := ch.payload) is not None}
+    def open_channels(self) -> OpenChannels:
+        """The tournaments that are open, with their latest standings (a compacted one's decoded when read)."""
+        return OpenChannels(self.channels)
 
     def _send(self, conns: Iterable[ServerConnection], message: bytes) -> None:
         ready = []
