@@ -31,6 +31,7 @@ import time
 import tracemalloc
 from typing import Any
 
+import msgspec
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 
@@ -42,7 +43,7 @@ from tracker.core.events import ResultRecorded, TournamentOpened
 from tracker.core.standings import Standings
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
-from tracker.protocol import StandingsPayload, standings_payload, update_message
+from tracker.protocol import StandingsPayload, encode, standings_payload, update_message
 
 RATIO_TARGET = 0.25
 MEMORY_TARGET_KB = 8.0
@@ -95,6 +96,7 @@ def measure(players: int, count: int) -> dict[str, Any]:
     """Bytes of every full update and every delta of ``count`` whole ``players``-player round robins."""
     full: dict[str, list[int]] = {mode: [] for mode in MODES}
     delta: dict[str, list[int]] = {mode: [] for mode in MODES}
+    events: list[int] = []  # the delta's event fields alone (no rows, order, digest), without context takeover
     publish_us: list[float] = []
     clock = time.perf_counter_ns
     for k in range(count):
@@ -110,7 +112,10 @@ def measure(players: int, count: int) -> dict[str, Any]:
             for mode, (v1, v11) in wires.items():
                 full[mode].append(v1.size(message))
                 delta[mode].append(v11.size(sent))
-    return {"full": full, "delta": delta, "publish_us": publish_us, "updates": len(publish_us)}
+            body = msgspec.json.decode(sent)
+            alone = {key: value for key, value in body.items() if key not in ("rows", "order", "digest")}
+            events.append(Wire(MODES[2]).size(encode(alone)))
+    return {"full": full, "delta": delta, "events": events, "publish_us": publish_us, "updates": len(publish_us)}
 
 
 def hub_memory(count: int) -> dict[str, float]:
@@ -172,6 +177,7 @@ def run(sizes: Sizes) -> Result:
             say(f"  wire: {count} × {players}-player round robins")
             data = measure(players, count)
             fig: dict[str, Any] = {"updates": data["updates"], "publish_median_us": median(data["publish_us"])}
+            fig["event_fields_ratio"] = sum(data["events"]) / sum(data["full"][MODES[2]])
             for mode in MODES:
                 full, delta = data["full"][mode], data["delta"][mode]
                 ratio = sum(delta) / sum(full)
@@ -218,6 +224,13 @@ def run(sizes: Sizes) -> Result:
             "window, memLevel 5, the server's defaults), with context takeover (one compressor per connection) "
             "and without (one per message). Ratio = delta bytes / full bytes over every update, the opening "
             "(whose delta holds every row) included."
+        )
+        result.notes.append(
+            "Without context takeover a small message compresses poorly (no history, its own Huffman tables): "
+            "the delta's event fields alone (`event`, `changed`, `reached`, `fell`, `qualification`, `summary`, "
+            "no rows) already weigh "
+            f"{_pct(figures[16]['event_fields_ratio'])} of the full update at 16 players and "
+            f"{_pct(figures[24]['event_fields_ratio'])} at 24, compressed that way."
         )
         result.notes.append(
             "`Hub.publish` per update at 24 players (deriving the delta and its digest once, no subscribers): "
