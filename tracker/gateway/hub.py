@@ -9,7 +9,9 @@ in count and in bytes (:class:`History`).  Publishing derives the update's
 delta once, from the previous standings and the new ones (protocol v1.1:
 only the fields that changed, and the digest of the full standings), then
 writes the full message to every full subscriber and the delta to every
-delta subscriber, without waiting for any of them (``websockets.broadcast``);
+delta subscriber, without waiting for any of them, each message compressed
+once per set of deflate parameters, not once per subscriber
+(:func:`tracker.gateway.frames.broadcast`);
 a finished tournament is compacted after ``compact_after`` seconds; a subscriber
 whose unsent data exceeds ``max_buffer`` bytes is dropped with close code
 1008 instead, so a stalled client never delays the others and never grows
@@ -46,9 +48,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from tracker.gateway.frames import broadcast
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import (
     Digester,
@@ -597,7 +600,7 @@ class Hub:
                 self._drop(conn)
             else:
                 ready.append(conn)
-        broadcast(ready, message.decode())
+        broadcast(ready, message)
 
     def _drop(self, conn: ServerConnection) -> None:
         self.unsubscribe(conn)

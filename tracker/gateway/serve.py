@@ -23,6 +23,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.asyncio.server import serve as websockets_serve
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.http11 import Request, Response
 
 from tracker import __version__
@@ -110,6 +111,7 @@ class Gateway:
             close_timeout=5,
             server_header=f"tracker/{__version__}",
             create_connection=bounded_connection(limits.max_buffer),
+            extensions=[deflate()],
         )
 
     async def aclose(self) -> None:
@@ -158,6 +160,25 @@ async def serve(
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+
+
+def deflate() -> ServerPerMessageDeflateFactory:
+    """permessage-deflate as websockets enables it by default, but each message the server sends compressed alone.
+
+    websockets' defaults (4 KiB windows both ways, zlib memory level 5) plus
+    ``server_no_context_takeover`` (RFC 7692 §7.1.1.1; browsers and the
+    websockets client accept it without asking for it): a message's
+    compressed bytes then depend only on the window bits and these settings,
+    so the hub compresses an update once for all the subscribers that share
+    them (:mod:`tracker.gateway.frames`), and no connection keeps a
+    compressor between messages.
+    """
+    return ServerPerMessageDeflateFactory(
+        server_no_context_takeover=True,
+        server_max_window_bits=12,
+        client_max_window_bits=12,
+        compress_settings={"memLevel": 5},
+    )
 
 
 def bound_port(server: Server) -> int:

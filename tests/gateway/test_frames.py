@@ -1,0 +1,300 @@
+"""One compression per update: subscribers that share compression parameters are written the very same frame.
+
+Real pieces: an in-process gateway (embedded processor, journal in a temp
+dir) on a free port, real websockets clients offering permessage-deflate
+with different windows, or not at all, and a raw socket that never reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import socket
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+from websockets.frames import Frame, Opcode
+from websockets.sync.client import connect as sync_connect
+
+from tests.builders import TID, game, opened
+from tests.conftest import RunningTracker
+from tests.web.test_browser import CHROMIUM, CHROMIUM_ARGS, wait_seq
+from tests.web.test_browser import _missing as missing_browser
+from tests.wsclient import reply_to, send, submit
+from tracker.config import Limits, ServerConfig
+from tracker.core.events import encode_event
+from tracker.embedded.journal import Journal
+from tracker.embedded.processor import EmbeddedProcessor
+from tracker.gateway import frames
+from tracker.gateway.metrics import Metrics
+from tracker.gateway.serve import Gateway, bound_port
+from tracker.protocol import StandingsPayload
+
+TOKEN = "frames-test-token"
+
+
+@asynccontextmanager
+async def serving(tmp_path: Path, limits: Limits | None = None) -> AsyncIterator[tuple[Gateway, str]]:
+    """A gateway with the embedded backend on 127.0.0.1, a free port: (gateway, websocket URL)."""
+    config = ServerConfig(port=0, token=TOKEN, data_dir=tmp_path, durable=False, limits=limits or Limits())
+    journal = Journal(tmp_path / "journal.sqlite3", durable=False)
+    journal.open()
+    metrics = Metrics()
+    processor = EmbeddedProcessor(journal, metrics)
+    gateway = Gateway(config, processor, metrics)
+    processor.attach(gateway)
+    async with journal:
+        async with gateway.server() as server:
+            yield gateway, f"ws://127.0.0.1:{bound_port(server)}/ws"
+            server.close(close_connections=True)
+            await server.wait_closed()
+        await gateway.aclose()
+
+
+async def subscriber(url: str, **options: object) -> ClientConnection:
+    """A client subscribed to :data:`TID` that has read its snapshot."""
+    ws = await connect(url, max_size=2**24, ping_interval=None, **options)  # type: ignore[arg-type]  # connect's keywords
+    await send(ws, {"type": "subscribe", "tournament": TID})
+    async with asyncio.timeout(10):
+        assert json.loads(await ws.recv())["type"] == "snapshot"
+    return ws
+
+
+async def until(condition: Callable[[], bool], timeout: float = 10) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():  # noqa: ASYNC110 (no event to wait on: a raw socket subscribing)
+            await asyncio.sleep(0.005)
+
+
+def server_side(gateway: Gateway) -> set[ServerConnection]:
+    return gateway.hub.channels[TID].subscribers
+
+
+# the client offers → the window the server compresses with (0: no compression)
+OFFERS: list[tuple[dict[str, object], int]] = [
+    ({"compression": None}, 0),
+    ({}, 12),  # websockets' default offer, as browsers make it: the server picks its 4 KiB window
+    ({"extensions": [ClientPerMessageDeflateFactory(client_max_window_bits=9)]}, 12),
+    ({"extensions": [ClientPerMessageDeflateFactory(server_no_context_takeover=True)]}, 12),
+    ({"extensions": [ClientPerMessageDeflateFactory(server_max_window_bits=10)]}, 10),
+    ({"extensions": [ClientPerMessageDeflateFactory(server_max_window_bits=10, client_max_window_bits=11)]}, 10),
+]
+
+
+async def test_every_subscriber_decodes_the_same_text_and_each_update_is_compressed_once_per_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[tuple[bytes, frames.Parameters]] = []
+    original = frames.frame
+
+    def counted(message: bytes, compression: frames.Parameters) -> bytes:
+        built.append((message, compression))
+        return original(message, compression)
+
+    monkeypatch.setattr(frames, "frame", counted)
+    events = [opened(6), game(1, 1, 6, "1-0"), game(1, 2, 5, "1/2-1/2"), game(1, 3, 4, "0-1"), game(2, 6, 4, "1-0")]
+    async with serving(tmp_path) as (gateway, url):
+        clients = [await subscriber(url, **options) for options, _ in OFFERS]
+        by_window = {
+            window: {c for c, (_, w) in zip(clients, OFFERS, strict=True) if w == window} for _, window in OFFERS
+        }
+        assert {frames.parameters(conn) for conn in server_side(gateway)} == {
+            frames.UNCOMPRESSED,
+            (12, (("memLevel", 5),)),
+            (10, (("memLevel", 5),)),
+        }
+        async with connect(url) as arbiter:
+            for event in events:
+                await submit(arbiter, TOKEN, event)
+                assert (await reply_to(arbiter, event.id))["type"] == "ack"
+        received = []
+        for ws in clients:
+            async with asyncio.timeout(10):
+                received.append([await ws.recv() for _ in events])
+            await ws.close()
+    assert all(texts == received[0] for texts in received)
+    assert [json.loads(text)["seq"] for text in received[0]] == [1, 2, 3, 4, 5]
+    assert all(isinstance(text, str) for text in received[0])
+    # one frame per window per update, whatever the number of subscribers sharing it
+    sent = [text.encode() for text in received[0]]
+    assert [m for m, _ in built] == [m for m in sent for _ in range(3)]
+    assert sorted({c[0] for _, c in built}) == sorted(by_window)
+
+
+async def test_the_shared_frame_is_the_one_websockets_writes_on_that_connection(tmp_path: Path) -> None:
+    message = json.dumps({"type": "update", "seq": 1, "rows": ["P" * 40 + str(k) for k in range(300)]}).encode()
+    async with serving(tmp_path) as (gateway, url):
+        clients = [await subscriber(url, **options) for options, _ in OFFERS]
+        for conn in server_side(gateway):
+            compression = frames.parameters(conn)
+            assert compression is not None
+            ours = frames.frame(message, compression)
+            # the connection's own extension (its encoder is made afresh per message: encoding here changes nothing)
+            theirs = Frame(Opcode.TEXT, message).serialize(mask=False, extensions=conn.protocol.extensions)
+            assert ours == theirs
+            assert bool(ours[0] & 0x40) == (compression != frames.UNCOMPRESSED)  # RSV1: compressed
+            if compression != frames.UNCOMPRESSED:
+                assert len(ours) < len(message) // 4
+        for ws in clients:
+            await ws.close()
+
+
+async def test_a_connection_closing_meanwhile_is_skipped(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (gateway, url):
+        leaving, staying = await subscriber(url), await subscriber(url)
+        conns = sorted(server_side(gateway), key=lambda c: c.id.int)
+        closing = next(c for c in conns if c.remote_address[1] == leaving.local_address[1])
+        closing.protocol.send_close(1001, "going away")  # the close frame is queued, not yet written
+        assert frames.parameters(closing) is None
+        frames.broadcast(conns, b'{"type":"update","seq":1}')
+        assert len(closing.protocol.writes) == 1  # only the close frame: nothing may follow it
+        closing.send_data()
+        async with asyncio.timeout(10):
+            assert await staying.recv() == '{"type":"update","seq":1}'
+            with pytest.raises(ConnectionClosed) as closed:
+                await leaving.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+        await staying.close()
+
+
+async def test_a_fragmented_message_in_progress_is_not_interrupted(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (gateway, url):
+        busy, other = await subscriber(url), await subscriber(url)
+        conn = next(c for c in server_side(gateway) if c.remote_address[1] == busy.local_address[1])
+        halfway = asyncio.Event()
+        finish = asyncio.Event()
+
+        async def fragments() -> AsyncIterator[str]:
+            yield "first half, "
+            halfway.set()
+            await finish.wait()
+            yield "second half"
+
+        sending = asyncio.create_task(conn.send(fragments()))
+        await halfway.wait()
+        await asyncio.sleep(0)  # let send() write the first fragment
+        assert frames.parameters(conn) is None
+        frames.broadcast(server_side(gateway), b'{"seq":1}')  # websockets skips the busy one, with a warning
+        finish.set()
+        await sending
+        frames.broadcast(server_side(gateway), b'{"seq":2}')
+        async with asyncio.timeout(10):
+            assert [await busy.recv(), await busy.recv()] == ["first half, second half", '{"seq":2}']
+            assert [await other.recv(), await other.recv()] == ['{"seq":1}', '{"seq":2}']
+        await busy.close()
+        await other.close()
+
+
+def payload(seq: int) -> StandingsPayload:
+    return {
+        "tournament": TID,
+        "name": "T",
+        "seq": seq,
+        "rounds": 3,
+        "games_played": seq,
+        "provisional": True,
+        "basis": "percentage",
+        "max_basis": "games",
+        "codes": ["KS"],
+        "scoring": {},
+        "standings": [],
+    }
+
+
+async def test_a_compressing_subscriber_that_never_reads_is_dropped_and_the_others_get_every_update(
+    tmp_path: Path,
+) -> None:
+    async with serving(tmp_path, Limits(max_buffer=1 << 16)) as (gateway, url):
+        live = await subscriber(url)
+        stalled = await asyncio.to_thread(raw_deflate_websocket, url)  # blocking reads: not on the server's loop
+        stalled.sendall(masked_text_frame(json.dumps({"type": "subscribe", "tournament": TID}).encode()))
+        await until(lambda: len(server_side(gateway)) == 2)
+        stalled_conn = next(c for c in server_side(gateway) if c.remote_address[1] == stalled.getsockname()[1])
+        assert frames.parameters(stalled_conn) == (12, (("memLevel", 5),))
+        seq = 0
+        async with asyncio.timeout(20):
+            while gateway.metrics.counters.get("tracker_clients_dropped_total", 0) == 0:
+                seq += 1
+                noise = base64.b64encode(os.urandom(12_000)).decode()  # compresses to about 3/4
+                assert gateway.hub.publish(
+                    payload(seq), json.dumps({"type": "update", "seq": seq, "x": noise}).encode()
+                )
+                assert json.loads(await live.recv())["seq"] == seq  # the live one keeps up, stall or not
+                assert seq < 2000
+        assert stalled_conn not in server_side(gateway)
+        assert live.protocol.state.name == "OPEN"
+        stalled.close()
+        await live.close()
+
+
+def raw_deflate_websocket(url: str) -> socket.socket:
+    """A client socket past a handshake offering permessage-deflate, with a tiny receive window; it never reads."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n".encode()
+    )
+    head = b""
+    sock.settimeout(10)
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    assert b"server_no_context_takeover" in head, head
+    return sock
+
+
+def masked_text_frame(data: bytes) -> bytes:
+    return Frame(Opcode.TEXT, data).serialize(mask=True)
+
+
+@pytest.mark.browser
+def test_chromium_negotiates_no_server_context_takeover_and_decodes_every_shared_frame(
+    tracker_factory: Callable[..., RunningTracker],
+) -> None:
+    if not Path(CHROMIUM).exists():
+        missing_browser(f"{CHROMIUM} is missing")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing_browser("the playwright package is not installed")
+    tracker = tracker_factory()
+    events = [opened(6), game(1, 1, 6, "1-0"), game(1, 2, 5, "1/2-1/2"), game(1, 3, 4, "0-1")]
+    handshakes: list[dict[str, str]] = []
+    texts: list[str] = []
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = chromium.new_page()
+            cdp = page.context.new_cdp_session(page)  # what the browser's network stack saw, decompressed
+            cdp.on("Network.webSocketHandshakeResponseReceived", lambda e: handshakes.append(e["response"]["headers"]))
+            cdp.on("Network.webSocketFrameReceived", lambda e: texts.append(e["response"]["payloadData"]))
+            cdp.send("Network.enable")
+            page.goto(f"{tracker.http_url}/overlay/{TID}")
+            wait_seq(page, 0)
+            with sync_connect(tracker.ws_url, open_timeout=10) as ws:
+                for event in events:
+                    ws.send(
+                        json.dumps({"type": "submit", "token": tracker.token, "event": json.loads(encode_event(event))})
+                    )
+                    while json.loads(ws.recv(timeout=10)).get("id") != event.id:
+                        pass
+            wait_seq(page, len(events))
+        finally:
+            chromium.close()
+    extensions = {k.lower(): v for k, v in handshakes[0].items()}["sec-websocket-extensions"]
+    assert "permessage-deflate" in extensions and "server_no_context_takeover" in extensions
+    updates = [json.loads(t) for t in texts if json.loads(t)["type"] == "update"]
+    assert [u["seq"] for u in updates] == [1, 2, 3, 4]
