@@ -9,7 +9,9 @@ subscriber: it gets one hello message and then whatever is broadcast.
 
 Same websockets version and server settings as tracker's gateway (ping
 every 20 s, 64 KiB frames, permessage-deflate when the client offers it),
-and nothing else: no protocol, no state, no buffer checks.
+and nothing else: no protocol, no state, no buffer checks.  Its deflate is
+websockets' default, as tracker's was before issue 17: each connection
+compresses its own copy of every message, against the ones before it.
 """
 
 from __future__ import annotations

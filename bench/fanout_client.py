@@ -1,16 +1,29 @@
 """One subscriber process of the fan-out benchmark: many websocket connections to one server.
 
-``python -m bench.fanout_client URL TOURNAMENT COUNT UPDATES [deflate|none]``
+``python -m bench.fanout_client URL TOURNAMENT COUNT UPDATES [deflate|none [SUBSCRIBE]]``
 
-Opens ``COUNT`` connections (offering permessage-deflate, as browsers do,
-unless ``none``) (a few at a time, so the server's listen
-backlog never overflows), subscribes each to ``TOURNAMENT`` and waits for
-its first message (the snapshot).  Then prints ``ready``.  For every later
-message it reads the ``seq`` from the message's head and stamps the arrival
-with CLOCK_MONOTONIC (one clock for every process on the machine); when all
-connections have a seq it prints ``done SEQ LENGTH TIMES`` (TIMES: the
-arrival times in ns, JSON).  After ``UPDATES`` updates, or on ``quit`` on
-stdin, or after the time limit, it exits without closing handshakes.
+Opens ``COUNT`` connections (offering permessage-deflate as browsers do,
+``permessage-deflate; client_max_window_bits``, unless ``none``) (a few at a
+time, so the server's listen backlog never overflows), subscribes each to
+``TOURNAMENT`` (with the extra fields of the JSON object ``SUBSCRIBE``, e.g.
+``{"updates": "delta"}``) and waits for its first message (the snapshot).
+Then prints ``ready``.  For every later message it reads the ``seq`` from the
+message's head; when all connections have a seq it prints ``done SEQ LENGTH
+TIMES`` (TIMES: the arrival times in ns, JSON).  After ``UPDATES`` updates,
+or on ``quit`` on stdin, or after the time limit, it exits without closing
+handshakes.
+
+**What an arrival time is.**  The time (CLOCK_MONOTONIC, one clock for every
+process on the machine) at which the bytes that complete the message were
+read from the socket.  Each connection is websockets' sans-I/O
+``ClientProtocol`` under a plain asyncio protocol: the bytes read in one turn
+of the event loop are stamped as they are read, and parsed, decompressed and
+checked in a callback after all of them.  So one connection's decoding does
+not delay the next one's stamp, and there is no task per connection to
+wake: a subscriber process measures when the server's bytes reach it, with
+as little CPU of its own as it can, on a machine whose two cores it shares
+with the server it measures.  Every message is still decoded (inflated with
+the negotiated parameters, UTF-8 checked) before it counts.
 
 Talks only to the URL given (127.0.0.1 in the benchmark).
 """
@@ -23,14 +36,19 @@ import os
 import sys
 import time
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import ClientProtocol
+from websockets.extensions.permessage_deflate import PerMessageDeflate, enable_client_permessage_deflate
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Response
+from websockets.protocol import OPEN
+from websockets.uri import parse_uri
 
 CONNECT_AT_ONCE = 20
 TIME_LIMIT = 900.0
+CLOCK = time.CLOCK_MONOTONIC
 
 
-def _seq(message: str | bytes) -> int:
-    text = message if isinstance(message, str) else message.decode()
+def _seq(text: str) -> int:
     at = text.find('"seq":', 0, 400)
     if at < 0:
         return -1
@@ -40,58 +58,183 @@ def _seq(message: str | bytes) -> int:
     return int(text[at + 6 : end])
 
 
-async def main(url: str, tournament: str, count: int, updates: int, compression: str | None) -> None:
-    arrivals: dict[int, list[int]] = {}
-    lengths: dict[int, int] = {}
-    finished = asyncio.Event()
-    reported = 0
-    clock = time.clock_gettime_ns
-    monotonic = time.CLOCK_MONOTONIC
-    subscribe = json.dumps({"type": "subscribe", "tournament": tournament})
+class Subscriber(asyncio.Protocol):
+    """One websocket connection: stamps what it reads, leaves the parsing to :class:`Fleet`.
 
-    def emit(line: str) -> None:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+    websockets' ``ClientProtocol`` makes the opening handshake (and the
+    permessage-deflate negotiation) and sends the subscribe; after that the
+    frames are cut here, and each message is inflated by the extension
+    websockets negotiated (``PerMessageDeflate.decode``, with or without
+    context takeover as the server chose) and decoded as UTF-8.  Pings are
+    answered; nothing else is expected from a server.
+    """
 
-    async def follow(ws: ClientConnection) -> None:
-        nonlocal reported
-        async for message in ws:
-            now = clock(monotonic)
-            seq = _seq(message)
-            times = arrivals.setdefault(seq, [])
-            times.append(now)
-            lengths.setdefault(seq, len(message))
-            if len(times) == count:
-                emit(f"done {seq} {lengths[seq]} {json.dumps(times)}")
-                del arrivals[seq]
-                reported += 1
-                if reported >= updates:
-                    finished.set()
+    def __init__(self, fleet: Fleet) -> None:
+        self.fleet = fleet
+        extensions = enable_client_permessage_deflate(None) if fleet.compression else None
+        self.protocol = ClientProtocol(fleet.uri, extensions=extensions, max_size=2**24)
+        self.inbox: list[tuple[int, bytes]] = []
+        self.buffer = bytearray()  # frames after the handshake, not complete yet
+        self.deflate: PerMessageDeflate | None = None
+        self.snapshot: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.protocol.send_request(self.protocol.connect())
+        self.flush()
+
+    def data_received(self, data: bytes) -> None:
+        self.inbox.append((time.clock_gettime_ns(CLOCK), data))
+        self.fleet.arrived(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.snapshot.done():
+            self.snapshot.set_exception(ConnectionError(f"connection lost before the snapshot: {exc}"))
+
+    def flush(self) -> None:
+        assert self.transport is not None
+        for data in self.protocol.data_to_send():
+            if data:
+                self.transport.write(data)
+
+    def handshake(self, data: bytes) -> None:
+        """Feed the opening handshake; once it is done, send the subscribe and cut frames from here on."""
+        protocol = self.protocol
+        protocol.receive_data(data)
+        for event in protocol.events_received():
+            if not isinstance(event, Response):
+                raise RuntimeError(f"unexpected before the subscribe: {event}")
+            if protocol.state is not OPEN:
+                raise RuntimeError(f"handshake: {protocol.handshake_exc}")
+            extensions = protocol.extensions
+            self.deflate = extensions[0] if extensions and isinstance(extensions[0], PerMessageDeflate) else None
+            protocol.send_text(self.fleet.subscribe.encode())
+            self.flush()
+            self.buffer += protocol.reader.buffer  # whatever followed the response (nothing: we had not asked yet)
+            protocol.reader.buffer.clear()
+
+    def messages(self, data: bytes) -> list[str]:
+        """The text messages that ``data`` completes (pings answered on the way)."""
+        buffer = self.buffer
+        buffer += data
+        texts = []
+        while len(buffer) >= 2:
+            head, length = buffer[0], buffer[1]
+            assert not length & 0x80, "a server's frames are not masked"
+            at = 2
+            if length == 126:
+                length, at = int.from_bytes(buffer[2:4]), 4
+            elif length == 127:
+                length, at = int.from_bytes(buffer[2:10]), 10
+            if len(buffer) < at + length:
+                break
+            payload = bytes(buffer[at : at + length])
+            del buffer[: at + length]
+            opcode = head & 0x0F
+            if opcode == Opcode.PING:
+                assert self.transport is not None
+                self.transport.write(Frame(Opcode.PONG, payload).serialize(mask=True))
+            elif opcode == Opcode.TEXT:
+                assert head & 0x80, "the servers send every message in one frame"
+                if head & 0x40:
+                    assert self.deflate is not None, "RSV1 without permessage-deflate"
+                    payload = bytes(self.deflate.decode(Frame(Opcode.TEXT, payload, True, True)).data)
+                texts.append(payload.decode())
+            elif opcode == Opcode.CLOSE:
+                raise RuntimeError(f"the server closed the connection: {payload!r}")
+        return texts
+
+
+class Fleet:
+    """All the connections of this process, and what they received."""
+
+    def __init__(self, url: str, subscribe: str, count: int, updates: int, compression: bool) -> None:
+        self.uri = parse_uri(url)
+        self.subscribe = subscribe
+        self.count = count
+        self.updates = updates
+        self.compression = compression
+        self.inboxes: list[Subscriber] = []
+        self.arrivals: dict[int, list[int]] = {}
+        self.lengths: dict[int, int] = {}
+        self.reported = 0
+        self.finished = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
+
+    def arrived(self, subscriber: Subscriber) -> None:
+        if not self.inboxes:
+            self.loop.call_soon(self.parse)  # after every socket read in this turn of the loop is stamped
+        if len(subscriber.inbox) == 1:
+            self.inboxes.append(subscriber)
+
+    def parse(self) -> None:
+        inboxes, self.inboxes = self.inboxes, []
+        for subscriber in inboxes:
+            inbox, subscriber.inbox = subscriber.inbox, []
+            for stamp, data in inbox:
+                try:
+                    if subscriber.protocol.state is not OPEN:
+                        subscriber.handshake(data)
+                        continue
+                    texts = subscriber.messages(data)
+                except Exception as exc:
+                    if subscriber.snapshot.done():
+                        raise
+                    subscriber.snapshot.set_exception(exc)
+                    continue
+                for text in texts:
+                    self.message(subscriber, stamp, text)
+
+    def message(self, subscriber: Subscriber, stamp: int, text: str) -> None:
+        if not subscriber.snapshot.done():
+            subscriber.snapshot.set_result(None)  # the snapshot (or the bare server's hello)
+            return
+        seq = _seq(text)
+        times = self.arrivals.setdefault(seq, [])
+        times.append(stamp)
+        if seq not in self.lengths:
+            self.lengths[seq] = len(text)
+        if len(times) == self.count:
+            emit(f"done {seq} {self.lengths[seq]} {json.dumps(times)}")
+            del self.arrivals[seq]
+            self.reported += 1
+            if self.reported >= self.updates:
+                self.finished.set()
+
+
+def emit(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+async def main(
+    url: str, tournament: str, count: int, updates: int, compression: bool, extra: dict[str, object]
+) -> None:
+    subscribe = json.dumps({"type": "subscribe", "tournament": tournament, **extra})
+    fleet = Fleet(url, subscribe, count, updates, compression)
+    loop = asyncio.get_running_loop()
     gate = asyncio.Semaphore(CONNECT_AT_ONCE)
-    conns: list[ClientConnection] = []
 
-    async def open_one() -> ClientConnection:
+    async def open_one() -> None:
         async with gate:
-            ws = await connect(url, open_timeout=120, ping_interval=None, max_size=2**24, compression=compression)
-            await ws.send(subscribe)
-            await ws.recv()  # the snapshot (or the bare server's hello)
-            return ws
+            _, subscriber = await loop.create_connection(lambda: Subscriber(fleet), fleet.uri.host, fleet.uri.port)
+            async with asyncio.timeout(120):
+                await subscriber.snapshot
 
     async with asyncio.timeout(TIME_LIMIT):
-        conns = list(await asyncio.gather(*(open_one() for _ in range(count))))
-        readers = [asyncio.create_task(follow(ws)) for ws in conns]
+        await asyncio.gather(*(open_one() for _ in range(count)))
         emit("ready")
-        loop = asyncio.get_running_loop()
         stdin_closed = loop.run_in_executor(None, sys.stdin.readline)
-        await asyncio.wait([asyncio.ensure_future(finished.wait()), stdin_closed], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(
+            [asyncio.ensure_future(fleet.finished.wait()), stdin_closed], return_when=asyncio.FIRST_COMPLETED
+        )
         emit("finished")
-    for task in readers:
-        task.cancel()
     os._exit(0)  # no closing handshakes: the server is stopped next anyway
 
 
 if __name__ == "__main__":
     deflate = sys.argv[5] if len(sys.argv) > 5 else "deflate"
-    compression = None if deflate == "none" else deflate
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), compression))
+    extra = json.loads(sys.argv[6]) if len(sys.argv) > 6 else {}
+    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), deflate != "none", extra))
