@@ -165,6 +165,28 @@ async def test_a_connection_closing_meanwhile_is_skipped(tmp_path: Path) -> None
         await staying.close()
 
 
+async def test_a_frame_goes_after_a_pong_still_queued(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (gateway, url):
+        ws = await subscriber(url)
+        (conn,) = server_side(gateway)
+        conn.protocol.send_pong(b"queued")  # as GatewayProtocol leaves the latest pong until the read is done
+        pong = conn.protocol.writes[0]
+        written: list[bytes] = []
+        transport_write = conn.transport.write
+
+        def spy(data: bytes | bytearray | memoryview) -> None:
+            written.append(bytes(data))
+            transport_write(data)
+
+        conn.transport.write = spy  # type: ignore[method-assign]  # a spy on this one transport
+        frames.broadcast([conn], b'{"seq":1}')
+        assert written == [pong, frames.frame(b'{"seq":1}', (12, (("memLevel", 5),)))]
+        assert conn.protocol.writes == []
+        async with asyncio.timeout(10):
+            assert await ws.recv() == '{"seq":1}'
+        await ws.close()
+
+
 async def test_a_fragmented_message_in_progress_is_not_interrupted(tmp_path: Path) -> None:
     async with serving(tmp_path) as (gateway, url):
         busy, other = await subscriber(url), await subscriber(url)

@@ -19,9 +19,9 @@ compression is one more group), builds each group's frame once with
 websockets' own ``Frame.serialize`` and ``PerMessageDeflate`` encoder (raw
 deflate, the trailing ``00 00 ff ff`` stripped, RSV1 set), and gives the same
 bytes to each connection of the group the way websockets' own send path
-does: appended to the protocol's outgoing writes, after anything already
-queued there (a pong), and flushed by the connection's ``send_data``.  That
-is one ``transport.write``, so asyncio's write flow control and
+does: after anything still queued in the protocol's outgoing writes (a
+pong), through the connection's ``send_data``, or, with nothing queued, the
+one ``transport.write`` that comes to.  So asyncio's write flow control and
 :class:`~tracker.gateway.connection.BoundedConnection` (which stops reading
 a client that does not read) see it like any other write.
 
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Iterable
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.asyncio.server import broadcast as websockets_broadcast
@@ -54,26 +55,40 @@ Parameters = tuple[int, tuple[tuple[str, object], ...]]
 """How the server compresses for a connection: (window bits, sorted zlib settings); window bits 0: not at all."""
 
 UNCOMPRESSED: Parameters = (0, ())
+NOT_SHAREABLE = -1
 
 
-def parameters(conn: ServerConnection) -> Parameters | None:
-    """How ``conn``'s messages are compressed, or ``None`` when it may not share a pre-built frame.
+def window(conn: ServerConnection) -> int:
+    """The window bits ``conn``'s messages are compressed with (0: none), or :data:`NOT_SHAREABLE`.
 
-    ``None`` for a connection that is not open, is sending a fragmented
+    Not shareable (it may not be written a pre-built frame): a connection that is not open, is sending a fragmented
     message, or negotiated extensions whose output depends on what it sent
-    before (see the module docstring).
+    before (see the module docstring).  A compressing connection's zlib
+    settings are its only extension's ``compress_settings``.
     """
     protocol = conn.protocol
     if protocol.state is not OPEN or protocol.expect_continuation_frame or conn.send_in_progress is not None:
-        return None
+        return NOT_SHAREABLE
     extensions = protocol.extensions
     if not extensions:
-        return UNCOMPRESSED
+        return 0
     if len(extensions) == 1:
         deflate = extensions[0]
         if type(deflate) is PerMessageDeflate and deflate.local_no_context_takeover:
-            return deflate.local_max_window_bits, tuple(sorted(deflate.compress_settings.items()))
-    return None
+            return deflate.local_max_window_bits
+    return NOT_SHAREABLE
+
+
+def parameters(conn: ServerConnection) -> Parameters | None:
+    """How ``conn``'s messages are compressed, or ``None`` when it may not share a pre-built frame (:func:`window`)."""
+    bits = window(conn)
+    if bits == NOT_SHAREABLE:
+        return None
+    if bits == 0:
+        return UNCOMPRESSED
+    deflate = conn.protocol.extensions[0]
+    assert isinstance(deflate, PerMessageDeflate)
+    return bits, tuple(sorted(deflate.compress_settings.items()))
 
 
 def frame(message: bytes, compression: Parameters) -> bytes:
@@ -99,21 +114,34 @@ def broadcast(conns: Iterable[ServerConnection], message: bytes) -> None:
     through ``websockets.broadcast``.  Like it, a write that fails is logged
     and skipped and never stops the others; it applies no back-pressure
     (the hub bounds unsent bytes before calling this).
+
+    The per-connection work is kept to checks and the write: connections
+    are grouped by window bits, and a group's zlib settings are the first
+    member's, shared by identity (one server factory makes them all) or
+    equal; a connection with other settings at the same window goes
+    through ``websockets.broadcast``.
     """
-    groups: dict[Parameters, list[ServerConnection]] = {}
+    groups: dict[int, tuple[dict[str, Any], list[ServerConnection]]] = {}
     others: list[ServerConnection] = []
     for conn in conns:
-        compression = parameters(conn)
-        if compression is None:
+        bits = window(conn)
+        if bits == NOT_SHAREABLE:
             others.append(conn)
+            continue
+        deflate = conn.protocol.extensions[0] if bits else None
+        settings = deflate.compress_settings if isinstance(deflate, PerMessageDeflate) else NO_SETTINGS
+        group = groups.get(bits)
+        if group is None:
+            groups[bits] = (settings, [conn])
+        elif group[0] is settings or group[0] == settings:
+            group[1].append(conn)
         else:
-            groups.setdefault(compression, []).append(conn)
-    for compression, members in groups.items():
-        data = frame(message, compression)
+            others.append(conn)
+    for bits, (settings, members) in groups.items():
+        data = frame(message, (bits, tuple(sorted(settings.items()))))
         for conn in members:
             try:
-                conn.protocol.writes.append(data)  # after a pong still queued, as send_text would
-                conn.send_data()
+                write(conn, data)
             except Exception as exc:  # as websockets.broadcast: one failed write never stops the others
                 conn.logger.warning(
                     "skipped broadcast: failed to write message: %s",
@@ -121,3 +149,21 @@ def broadcast(conns: Iterable[ServerConnection], message: bytes) -> None:
                 )
     if others:
         websockets_broadcast(others, message, text=True)
+
+
+NO_SETTINGS: dict[str, Any] = {}
+
+
+def write(conn: ServerConnection, data: bytes) -> None:
+    """Write a serialized frame to an open ``conn`` as its ``send_text`` + ``send_data`` would.
+
+    Behind anything still queued in the protocol's outgoing writes (a pong),
+    through the connection's ``send_data``; with nothing queued, that is
+    exactly one ``transport.write(data)``, made directly.
+    """
+    writes = conn.protocol.writes
+    if writes:
+        writes.append(data)
+        conn.send_data()
+    else:
+        conn.transport.write(data)
