@@ -56,7 +56,7 @@ TARGET = 0.5
 PER_PROCESS = 2500
 # Extra fields of the tracker subscribers' ``subscribe`` (the bare server ignores what subscribers send), e.g.
 # ``{"updates": "delta"}`` to measure field deltas; empty: full updates, the very bytes the bare server sends.
-TRACKER_SUBSCRIBE: dict[str, object] = {}
+TRACKER_SUBSCRIBE: dict[str, object] = {"updates": "delta"}
 
 
 @dataclass
