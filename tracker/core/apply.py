@@ -273,21 +273,26 @@ def diff(before: Standings | None, after: Standings) -> tuple[int, ...]:
     """Start numbers whose rank, points or tie-breaks differ between two standings."""
     if before is None:
         return tuple(row.start_no for row in after.rows)
-    old: dict[int, Row] = {row.start_no: row for row in before.rows}
-    return tuple(
-        sorted(
-            row.start_no
-            for row in after.rows
-            if (prev := old.get(row.start_no)) is None
-            or (prev.rank, prev.points, prev.tiebreaks, prev.withdrawn)
-            != (row.rank, row.points, row.tiebreaks, row.withdrawn)
-        )
-    )
+    old: dict[int, Row] = {row[1]: row for row in before.rows}
+    changed = []
+    for row in after.rows:
+        prev = old.get(row[1])
+        # equal values are mostly the same Fraction objects (standings.exact): try identity first
+        if (
+            prev is None
+            or prev[0] != row[0]
+            or (prev[3] is not row[3] and prev[3] != row[3])
+            or prev[4] != row[4]
+            or prev[6] != row[6]
+        ):
+            changed.append(row[1])
+    changed.sort()
+    return tuple(changed)
 
 
 def _qualifying(t: Tournament, p: int) -> set[int]:
     q = t.qualified[0]
-    return {e.opponent for e in t.entries[p].values() if e.is_game and q[e.opponent]}
+    return {o for o in t.versus[p] if q[o]}  # versus[p]: the opponents p has a game with
 
 
 def _qualification_changes(
@@ -298,14 +303,10 @@ def _qualification_changes(
     q = t.qualified[0]
     affected: dict[int, set[int]] = dict(before)
     for p in flipped:
-        for e in t.entries[p].values():
-            if e.is_game and e.opponent not in affected:
-                # their own entries did not change: only the flips differ
-                affected[e.opponent] = {
-                    o.opponent
-                    for o in t.entries[e.opponent].values()
-                    if o.is_game and (not flipped[o.opponent] if o.opponent in flipped else q[o.opponent])
-                }
+        for o in t.versus[p]:
+            if o not in affected:
+                # their own games did not change: only the flips differ
+                affected[o] = {j for j in t.versus[o] if (not flipped[j] if j in flipped else q[j])}
     changes = []
     for p in sorted(affected, key=lambda p: t.start_nos[p]):
         now = _qualifying(t, p)
@@ -320,6 +321,9 @@ def _qualification_changes(
 # -- plain words ----------------------------------------------------------------
 
 _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
+
+
+_ZERO = Fraction(0)
 
 
 def _signed(value: Fraction) -> str:
@@ -350,11 +354,13 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
     parts += [f"{short(p)} falls below 50%" for p in change.fell]
     if before is not None and "KS" in after.codes:
         k = after.codes.index("KS")
-        old = {row.start_no: row.tiebreaks[k] for row in before.rows}
+        old = {row[1]: row[4][k] for row in before.rows}
         for row in after.rows:
-            previous = old.get(row.start_no, 0)
-            if row.tiebreaks[k] != previous:
-                parts.append(f"{short(row.start_no)}'s KS {_signed(row.tiebreaks[k] - previous)}")
+            now = row[4][k]
+            previous = old.get(row[1], _ZERO)
+            # equal values are mostly the same Fraction objects (standings.exact): try identity first
+            if now is not previous and now != previous:
+                parts.append(f"{short(row.start_no)}'s KS {_signed(now - previous)}")
     return head + (": " + ", ".join(parts) if parts else "")
 
 

@@ -97,6 +97,7 @@ class Tournament:
         "applied",
         "basis",
         "cycles",
+        "de_places",
         "entries",
         "entry_count",
         "game_count",
@@ -162,6 +163,9 @@ class Tournament:
         self.qualified = {limit: [self._line(i, limit) for i in range(n)] for limit in self.limits}
         self.ks = {limit: [0] * n for limit in self.limits}
         self.schedule: dict[int, set[tuple[int, int]]] | None = None
+        #: DE places per group tied before DE (its sorted members), as the last standings found them;
+        #: kept by tracker.core.standings, dropped here when a game between two members changes
+        self.de_places: dict[tuple[int, ...], list[int]] = {}
         if opened.schedule is not None:
             self.schedule = {
                 r: {(self.index[w], self.index[b]) for w, b in pairs}
@@ -345,6 +349,9 @@ class Tournament:
         units_win = self.units.win
         for p in players:
             self.results_cache[p] = None
+        if len(players) == 2 and self.de_places:
+            a, b = players
+            self.de_places = {g: places for g, places in self.de_places.items() if not (a in g and b in g)}
         for p, e in zip(players, old, strict=True):
             if e is not None:
                 del self.entries[p][round_]

@@ -11,14 +11,17 @@ them into JSON numbers (halves and quarters are exact in binary).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
-from typing import NamedTuple
+from functools import lru_cache, partial
+from itertools import groupby
+from operator import attrgetter, itemgetter, neg
+from typing import Any, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
 from tracker.core.editions import record_column
+from tracker.core.scoring import Units
 from tracker.core.tiebreaks import RECORD_KINDS, TieBreak, koya_threshold
 
 
@@ -66,46 +69,49 @@ class Standings:
         raise KeyError(start_no)
 
 
-def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
-    """The codes shown in rows: the order without ``PTS``, plus ``KS`` if absent."""
-    shown = tuple(tb for tb in t.tiebreaks if tb.kind != "PTS")
-    if not any(tb.code == "KS" for tb in shown):
-        shown += (TieBreak("KS", "KS"),)
-    return shown
-
-
 def standings(t: Tournament) -> Standings:
-    """The current standings of ``t`` (provisional until every game is in)."""
-    n = t.n
+    """The current standings of ``t`` (provisional until every game is in).
+
+    Built for speed, since it runs after every result: the ranking sorts
+    integer keys; direct-encounter places are kept per tied group
+    (:attr:`Tournament.de_places`) until a game between two of its members
+    changes; values become :class:`~fractions.Fraction` only at the end, one
+    object per value (:func:`exact`); the rows are assembled column by column.
+    """
+    plan = _plan(t.tiebreaks)
     den = t.units.denominator
-    de = [0] * n
-    shown = display_codes(t)
-    records = {tb.code: record_column(t, tb) for tb in (*t.tiebreaks, *shown) if tb.kind in RECORD_KINDS}
-    groups = _rank_groups(t, list(range(n)), 0, _sort_values(t, records), de)
-    complete = t.complete
-    columns = [records[tb.code][1] if tb.code in records else _display_column(t, tb, de) for tb in shown]
-    lines = t.line_games_all()
+    de = [0] * t.n
+    records = {code: record_column(t, tb) for code, tb in plan.records}
+    start_nos = t.start_nos
+    order, ranks = _rank(t, plan, _sort_values(t, records), de)
+    columns = [records[tb.code][1] if tb.code in records else _display_column(t, tb, de) for tb in plan.shown]
     win = t.units.win
-    rows = []
-    rank = 1
-    for group in groups:
-        for i in sorted(group, key=lambda i: t.start_nos[i]):
-            player = t.opened.players[i]
-            rows.append(
-                Row(
-                    rank=rank,
-                    start_no=player.start_no,
-                    name=player.name,
-                    points=exact(t.score[i], den),
-                    tiebreaks=tuple(column[i] for column in columns),
-                    games=t.games[i],
-                    withdrawn=t.withdrawn[i],
-                    qualified=t.qualified[0][i],
-                    line=exact(koya_threshold(win, lines[i], 0), 2 * den),
-                    results=t.results_of(i),
-                )
-            )
-        rank += len(group)
+    lines = _fractions(2 * den)
+    results = t.results_cache
+    if None in results:
+        for i, cached in enumerate(results):
+            if cached is None:
+                t.results_of(i)
+    pick = itemgetter(*order)
+    complete = t.complete
+    rows = tuple(
+        map(
+            _make_row,
+            zip(
+                ranks,
+                pick(start_nos),
+                pick(list(map(_name, t.opened.players))),
+                pick(list(map(_fractions(den).__getitem__, t.score))),
+                pick(list(zip(*columns, strict=True))),
+                pick(t.games),
+                pick(t.withdrawn),
+                pick(t.qualified[0]),
+                pick([lines[koya_threshold(win, g, 0)] for g in t.line_games_all()]),
+                pick(results),
+                strict=True,
+            ),
+        )
+    )
     return Standings(
         tournament=t.id,
         name=t.name,
@@ -114,47 +120,97 @@ def standings(t: Tournament) -> Standings:
         provisional=not complete,
         basis=t.basis if complete else t.provisional_basis,
         max_basis=t.basis,
-        codes=tuple(tb.code for tb in shown),
-        rows=tuple(rows),
-        scoring=_scoring(t),
+        codes=plan.codes,
+        rows=rows,
+        scoring=_scoring(t.units),
         rules=t.rules,
     )
 
 
-def _rank_groups(
-    t: Tournament, group: list[int], pos: int, keys: list[Sequence[int]], de: list[int]
-) -> list[list[int]]:
-    """``group`` split into ordered groups tied on every criterion from ``pos`` on.
+#: A :class:`Row` from a tuple of its fields in order, built in C (``Row(...)`` runs Python code per row).
+_make_row = cast(Callable[[tuple[Any, ...]], Row], partial(tuple.__new__, Row))
 
-    Runs of criteria other than DE are applied as one sort on a key tuple;
-    DE is evaluated inside each group still tied when its turn comes.
+
+_name = attrgetter("name")
+
+
+class _Plan(NamedTuple):
+    """What a tie-break order means for ranking and display, worked out once per order."""
+
+    #: positions in the order of the criteria before DE (all when there is no DE) and after it
+    before_de: tuple[int, ...]
+    after_de: tuple[int, ...]
+    has_de: bool
+    #: the codes shown in rows
+    shown: tuple[TieBreak, ...]
+    codes: tuple[str, ...]
+    #: (code, tie-break) of the record-kind columns, sorted or shown
+    records: tuple[tuple[str, TieBreak], ...]
+
+
+@lru_cache(maxsize=256)
+def _plan(order: tuple[TieBreak, ...]) -> _Plan:
+    at = next((pos for pos, tb in enumerate(order) if tb.kind == "DE"), len(order))
+    before, after = tuple(range(at)), tuple(range(at + 1, len(order)))
+    shown = tuple(tb for tb in order if tb.kind != "PTS")
+    if not any(tb.code == "KS" for tb in shown):
+        shown += (TieBreak("KS", "KS"),)
+    records = {tb.code: tb for tb in (*order, *shown) if tb.kind in RECORD_KINDS}
+    return _Plan(before, after, at < len(order), shown, tuple(tb.code for tb in shown), tuple(records.items()))
+
+
+def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
+    """The codes shown in rows: the order without ``PTS``, plus ``KS`` if absent."""
+    return _plan(t.tiebreaks).shown
+
+
+def _rank(t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]) -> tuple[list[int], list[int]]:
+    """Player indices in standings order and each one's rank; fills ``de`` with the DE places.
+
+    DE is evaluated inside each group tied on the criteria before it (its
+    places cached per group, see :attr:`Tournament.de_places`); then every
+    player has an integer key (the criteria in order, DE as minus the place)
+    and one sort orders the table, ties listed by start number.
     """
-    order = t.tiebreaks
-    if len(group) == 1 or pos == len(order):
-        return [group]
-    if order[pos].kind == "DE":
-        places = direct_encounter(t, group)
-        for i in group:
-            de[i] = places[i]
-        parts = list(_split(group, {i: -places[i] for i in group}))
-        end = pos + 1
+    n = t.n
+    start_nos = t.start_nos
+    before, after = plan.before_de, plan.after_de
+    if plan.has_de:
+        prefix: Sequence[Any] = (
+            keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True))
+        )
+        cache = t.de_places
+        used: dict[tuple[int, ...], list[int]] = {}
+        # a stable sort: inside each tied group the indices stay ascending (the cache key)
+        for _, tied in groupby(sorted(range(n), key=prefix.__getitem__), prefix.__getitem__):
+            group = list(tied)
+            if len(group) > 1:
+                members = tuple(group)
+                places = cache.get(members)
+                if places is None:
+                    found = direct_encounter(t, group)
+                    places = [found[i] for i in group]
+                used[members] = places
+                for i, place in zip(group, places, strict=True):
+                    de[i] = place
+        t.de_places = used
+        full = list(zip(*(keys[p] for p in before), map(neg, de), *(keys[p] for p in after), strict=True))
     else:
-        end = pos
-        while end < len(order) and order[end].kind != "DE":
-            end += 1
-        columns = keys[pos:end]
-        parts = list(_split(group, {i: tuple(c[i] for c in columns) for i in group}))
-    result: list[list[int]] = []
-    for part in parts:
-        result.extend(_rank_groups(t, part, end, keys, de))
-    return result
+        full = list(zip(*(keys[p] for p in before), strict=True))
+    by_start = range(n) if start_nos == sorted(start_nos) else sorted(range(n), key=start_nos.__getitem__)
+    order = sorted(by_start, key=full.__getitem__, reverse=True)
+    ordered = list(map(full.__getitem__, order))
+    # a rank is 1 + the position of the first equal key: written last to first, the first one wins
+    first = dict(zip(reversed(ordered), range(n, 0, -1), strict=True))
+    ranks = list(map(first.__getitem__, ordered))
+    return order, ranks
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
 
 
-def _scoring(t: Tournament) -> tuple[tuple[str, Fraction], ...]:
-    u = t.units
+@lru_cache(maxsize=64)
+def _scoring(u: Units) -> tuple[tuple[str, Fraction], ...]:
     return tuple((name, exact(getattr(u, name), u.denominator)) for name in _SCORING_FIELDS)
 
 
@@ -189,28 +245,53 @@ def _split(group: list[int], values: dict[int, int] | dict[int, tuple[int, ...]]
     yield current
 
 
-@lru_cache(maxsize=4096)
+class _Fractions(dict[int, Fraction]):
+    """``units → Fraction(units, denominator)``, made once: equal values are the same object."""
+
+    __slots__ = ("denominator",)
+
+    def __init__(self, denominator: int) -> None:
+        super().__init__()
+        self.denominator = denominator
+
+    def __missing__(self, units: int) -> Fraction:
+        if len(self) >= 4096:
+            self.clear()
+        value = self[units] = Fraction(units, self.denominator)
+        return value
+
+
+_BY_DENOMINATOR: dict[int, _Fractions] = {}
+
+
+def _fractions(denominator: int) -> _Fractions:
+    table = _BY_DENOMINATOR.get(denominator)
+    if table is None:
+        table = _BY_DENOMINATOR[denominator] = _Fractions(denominator)
+    return table
+
+
 def exact(numerator: int, denominator: int) -> Fraction:
     """``numerator/denominator`` as a Fraction, shared between rows and updates.
 
-    Standings repeat a few small values over and over; caching them saves
-    most of the cost of building rows, and equal values being the same object
-    makes comparing two standings cheap.
+    Standings repeat a few small values over and over; making each once
+    saves most of the cost of building rows, and equal values being the
+    same object makes comparing two standings cheap.
     """
-    return Fraction(numerator, denominator)
+    return _fractions(denominator)[numerator]
 
 
 def _display_column(t: Tournament, tb: TieBreak, de: list[int]) -> list[Fraction]:
     den = t.units.denominator
     if tb.kind == "PTS":
-        return [exact(v, den) for v in t.score]
+        return list(map(_fractions(den).__getitem__, t.score))
     if tb.kind == "SB":
-        return [exact(v, den * den) for v in t.sb]
+        return list(map(_fractions(den * den).__getitem__, t.sb))
     if tb.kind == "WON":
-        return [exact(v, 1) for v in t.wins]
+        return list(map(_fractions(1).__getitem__, t.wins))
     if tb.kind == "KS":
-        return [exact(v, den) for v in t.ks[tb.limit]]
-    return [exact(v, 1) for v in de]
+        return list(map(_fractions(den).__getitem__, t.ks[tb.limit]))
+    return list(map(_fractions(1).__getitem__, de))
 
 
 def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
