@@ -255,7 +255,7 @@ def apply(
     if change is None:
         return t, None
     after = standings(t)
-    changed = diff(previous, after)
+    changed, moves = _compare(previous, after)
     return t, Update(
         tournament=t.id,
         seq=t.seq,
@@ -265,34 +265,49 @@ def apply(
         reached=change.reached,
         fell=change.fell,
         qualification=change.qualification,
-        summary=describe(t, event, change, previous, after),
+        summary=_sentence(t, event, change, moves),
     )
 
 
 def diff(before: Standings | None, after: Standings) -> tuple[int, ...]:
     """Start numbers whose rank, points or tie-breaks differ between two standings."""
+    return _compare(before, after)[0]
+
+
+def _compare(
+    before: Standings | None, after: Standings
+) -> tuple[tuple[int, ...], list[tuple[int, Fraction, Fraction]] | None]:
+    """:func:`diff`, and whose KS moved: ``(start no, before, after)`` in ``after``'s order (``None``: no KS shown).
+
+    One pass over both tables for both answers: :func:`apply` needs them after every result.
+    """
     if before is None:
-        return tuple(row.start_no for row in after.rows)
+        return tuple(row.start_no for row in after.rows), None
+    k = after.codes.index("KS") if "KS" in after.codes else -1
     old: dict[int, Row] = {row[1]: row for row in before.rows}
     changed = []
+    moves: list[tuple[int, Fraction, Fraction]] | None = [] if k >= 0 else None
     for row in after.rows:
         prev = old.get(row[1])
+        if prev is None:
+            changed.append(row[1])
+            if moves is not None and row[4][k] != 0:
+                moves.append((row[1], _ZERO, row[4][k]))
+            continue
         # equal values are mostly the same Fraction objects (standings.exact): try identity first
-        if (
-            prev is None
-            or prev[0] != row[0]
-            or (prev[3] is not row[3] and prev[3] != row[3])
-            or prev[4] != row[4]
-            or prev[6] != row[6]
-        ):
+        if prev[4] != row[4]:
+            changed.append(row[1])
+            if moves is not None and (was := prev[4][k]) is not (now := row[4][k]) and was != now:
+                moves.append((row[1], was, now))
+        elif prev[0] != row[0] or (prev[3] is not row[3] and prev[3] != row[3]) or prev[6] != row[6]:
             changed.append(row[1])
     changed.sort()
-    return tuple(changed)
+    return tuple(changed), moves
 
 
 def _qualifying(t: Tournament, p: int) -> set[int]:
     q = t.qualified[0]
-    return {o for o in t.versus[p] if q[o]}  # versus[p]: the opponents p has a game with
+    return {o for o in t.opponents(p) if q[o]}
 
 
 def _qualification_changes(
@@ -303,18 +318,19 @@ def _qualification_changes(
     q = t.qualified[0]
     affected: dict[int, set[int]] = dict(before)
     for p in flipped:
-        for o in t.versus[p]:
+        for o in t.opponents(p):
             if o not in affected:
                 # their own games did not change: only the flips differ
-                affected[o] = {j for j in t.versus[o] if (not flipped[j] if j in flipped else q[j])}
+                affected[o] = {j for j in t.opponents(o) if (not flipped[j] if j in flipped else q[j])}
     changes = []
-    for p in sorted(affected, key=lambda p: t.start_nos[p]):
+    start_nos = t.start_nos
+    for p in sorted(affected, key=start_nos.__getitem__):
         now = _qualifying(t, p)
         was = affected[p]
-        entered = tuple(sorted(t.start_nos[o] for o in now - was))
-        left = tuple(sorted(t.start_nos[o] for o in was - now))
-        if entered or left:
-            changes.append(QualificationChange(t.start_nos[p], entered, left))
+        if now != was:
+            entered = tuple(sorted([start_nos[o] for o in now - was]))
+            left = tuple(sorted([start_nos[o] for o in was - now]))
+            changes.append(QualificationChange(start_nos[p], entered, left))
     return tuple(changes)
 
 
@@ -332,6 +348,11 @@ def _signed(value: Fraction) -> str:
 
 def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:
     """One sentence for people, e.g. "Caruana–So ½–½: So reaches 50%, Caruana's KS +½"."""
+    return _sentence(t, event, change, _compare(before, after)[1])
+
+
+def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, Fraction, Fraction]] | None) -> str:
+    """:func:`describe`, given whose KS moved (:func:`_compare`)."""
 
     def short(start_no: int) -> str:
         name = t.opened.players[t.index[start_no]].name
@@ -352,15 +373,8 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
         head = f"{short(event.player)} withdraws"
     parts = [f"{short(p)} reaches 50%" for p in change.reached]
     parts += [f"{short(p)} falls below 50%" for p in change.fell]
-    if before is not None and "KS" in after.codes:
-        k = after.codes.index("KS")
-        old = {row[1]: row[4][k] for row in before.rows}
-        for row in after.rows:
-            now = row[4][k]
-            previous = old.get(row[1], _ZERO)
-            # equal values are mostly the same Fraction objects (standings.exact): try identity first
-            if now is not previous and now != previous:
-                parts.append(f"{short(row.start_no)}'s KS {_signed(now - previous)}")
+    for start_no, was, now in moves or ():
+        parts.append(f"{short(start_no)}'s KS {_signed(now - was)}")
     return head + (": " + ", ".join(parts) if parts else "")
 
 

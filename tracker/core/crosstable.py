@@ -45,7 +45,9 @@ in the player's score.  Forfeits and double forfeits are games (§15.2).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Final
 
 from tracker.core.checks import rounds_needed
@@ -106,10 +108,11 @@ class Tournament:
         "index",
         "ks",
         "limits",
-        "meetings",
         "n",
         "name",
         "opened",
+        "pair_games",
+        "pair_units",
         "provisional_basis",
         "qualified",
         "results_cache",
@@ -123,7 +126,6 @@ class Tournament:
         "start_nos",
         "tiebreaks",
         "units",
-        "versus",
         "wins",
         "withdrawn",
     )
@@ -150,10 +152,12 @@ class Tournament:
         self.adjusted = [0] * n  # score as an SB opponent (C.07 §16 / TEC: trailing VUR byes count 0)
         self.games = [0] * n  # games completed, forfeits included
         self.wins = [0] * n
-        self.versus: list[dict[int, list[int]]] = [{} for _ in range(n)]  # opponent -> [units scored, games]
+        # per ordered pair (i, j), flat at i × n + j: the units i scored against j in all their games,
+        # and how many games they played (both directions); DE and "have they met" read them
+        self.pair_units = [0] * (n * n)
+        self.pair_games = [0] * (n * n)
         self.sb = [0] * n  # Σ own units × opponent's adjusted units
         self.withdrawn = [False] * n
-        self.meetings: dict[tuple[int, int], list[int]] = {}
         self.round_entries: dict[int, int] = {}  # players with an entry, per round
         self.game_count = 0
         self.entry_count = 0
@@ -225,14 +229,15 @@ class Tournament:
         """Player ``i``'s crosstable line: (round, opponent start no or 0, colour, TRF code)."""
         cached = self.results_cache[i]
         if cached is None:
+            start_nos = self.start_nos
+            entries = self.entries[i]
             cached = tuple(
-                (
-                    r,
-                    self.start_nos[e.opponent] if e.is_game else 0,
-                    ("w" if e.white else "b") if e.is_game else "-",
-                    e.code,
-                )
-                for r, e in sorted(self.entries[i].items())
+                [
+                    (r, start_nos[e.opponent], "w" if e.white else "b", e.code)
+                    if e.opponent != BYE
+                    else (r, 0, "-", e.code)
+                    for r, e in sorted(entries.items())
+                ]
             )
             self.results_cache[i] = cached
         return cached
@@ -243,14 +248,21 @@ class Tournament:
 
     def games_between(self, i: int, j: int) -> list[int]:
         """Rounds in which ``i`` and ``j`` met."""
-        return self.meetings.get((min(i, j), max(i, j)), [])
+        if not self.pair_games[i * self.n + j]:
+            return []
+        return sorted(r for r, e in self.entries[i].items() if e.opponent == j)
+
+    def opponents(self, i: int) -> list[int]:
+        """The players ``i`` has played at least one game against (forfeits included), by index."""
+        n = self.n
+        return list(compress(range(n), self.pair_games[i * n : (i + 1) * n]))
 
     def pending_pairs(self) -> list[tuple[int, int]]:
         """Pairs (i < j) with games still to play, once per missing game."""
         pending = []
         for i in range(self.n):
             for j in range(i + 1, self.n):
-                missing = self.cycles - len(self.meetings.get((i, j), ()))
+                missing = self.cycles - self.pair_games[i * self.n + j]
                 pending.extend([(i, j)] * missing)
         return pending
 
@@ -258,6 +270,8 @@ class Tournament:
 
     def _adjusted_score(self, i: int) -> int:
         entries = self.entries[i]
+        if self.games[i] == len(entries):
+            return self.score[i]  # no byes: nothing trails
         last_real = max((r for r, e in entries.items() if not e.voluntarily_unplayed), default=0)
         trailing = sum(e.units for r, e in entries.items() if r > last_real and not e.is_game)
         return self.score[i] - trailing
@@ -285,9 +299,11 @@ class Tournament:
             delta = adjusted - self.adjusted[p]
             if delta:
                 self.adjusted[p] = adjusted
-                for r, e in self.entries[p].items():
-                    if e.is_game and r != round_:
-                        self.sb[e.opponent] += self.entries[e.opponent][r].units * delta
+                entries, sb = self.entries, self.sb
+                for r, e in entries[p].items():
+                    o = e.opponent
+                    if o != BYE and r != round_:
+                        sb[o] += entries[o][r].units * delta
         # 3. re-test the line
         candidates: range | tuple[int, ...] = range(self.n) if self._line_key() != key_before else players
         flips = []
@@ -301,9 +317,11 @@ class Tournament:
                 qualified[p] = now
                 flips.append((limit, p, now))
                 sign = 1 if now else -1
-                for r, e in self.entries[p].items():
-                    if e.is_game and not (r == round_ and e.opponent in players):
-                        ks[e.opponent] += sign * self.entries[e.opponent][r].units
+                entries = self.entries
+                for r, e in entries[p].items():
+                    o = e.opponent
+                    if o != BYE and not (r == round_ and o in players):
+                        ks[o] += sign * entries[o][r].units
         # 4. add the new game's contributions
         if new is not None:
             self._contribute(list(new), players, +1)
@@ -355,8 +373,6 @@ class Tournament:
         for p, e in zip(players, old, strict=True):
             if e is not None:
                 del self.entries[p][round_]
-                if e.is_game:
-                    self._versus(p, e, -1)
                 self.entry_count -= 1
                 self.round_entries[round_] -= 1
                 if e.is_game:
@@ -364,12 +380,10 @@ class Tournament:
                 if e.is_game and e.played and e.units == units_win:
                     self.wins[p] -= 1
         if len(players) == 2 and old[0] is not None:
-            self._meet(players, round_, -1)
+            self._meet(players, old, -1)
         if new is not None:
             for p, e in zip(players, new, strict=True):
                 self.entries[p][round_] = e
-                if e.is_game:
-                    self._versus(p, e, +1)
                 self.entry_count += 1
                 self.round_entries[round_] = self.round_entries.get(round_, 0) + 1
                 if e.is_game:
@@ -377,14 +391,7 @@ class Tournament:
                 if e.is_game and e.played and e.units == units_win:
                     self.wins[p] += 1
             if len(players) == 2:
-                self._meet(players, round_, +1)
-
-    def _versus(self, p: int, e: Entry, sign: int) -> None:
-        record = self.versus[p].setdefault(e.opponent, [0, 0])
-        record[0] += sign * e.units
-        record[1] += sign
-        if record[1] == 0:
-            del self.versus[p][e.opponent]
+                self._meet(players, new, +1)
 
     def _contribute(self, entries: list[Entry | None], players: tuple[int, ...], sign: int) -> None:
         if len(players) != 2:
@@ -403,18 +410,17 @@ class Tournament:
             if q[a]:
                 ks[b] += sign * eb.units
 
-    def _meet(self, players: tuple[int, ...], round_: int, sign: int) -> None:
+    def _meet(self, players: tuple[int, ...], entries: Sequence[Entry | None], sign: int) -> None:
+        """Count the game of ``players`` (white, black) with these ``entries`` in (+1) or out (-1) of the pair sums."""
         a, b = players
-        pair = (min(a, b), max(a, b))
-        rounds = self.meetings.setdefault(pair, [])
-        if sign > 0:
-            rounds.append(round_)
-            self.game_count += 1
-        else:
-            rounds.remove(round_)
-            if not rounds:
-                del self.meetings[pair]
-            self.game_count -= 1
+        ea, eb = entries
+        assert ea is not None and eb is not None  # a game has both entries
+        n = self.n
+        self.pair_units[a * n + b] += sign * ea.units
+        self.pair_units[b * n + a] += sign * eb.units
+        self.pair_games[a * n + b] += sign
+        self.pair_games[b * n + a] += sign
+        self.game_count += sign
 
 
 def game_entries(

@@ -17,12 +17,13 @@ from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import groupby
 from operator import attrgetter, itemgetter, neg
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
 from tracker.core.editions import record_column
+from tracker.core.events import Scoring
 from tracker.core.scoring import Units
-from tracker.core.tiebreaks import RECORD_KINDS, TieBreak, koya_threshold
+from tracker.core.tiebreaks import RECORD_KINDS, Rules, TieBreak, koya_threshold, parse_tiebreaks
 
 
 class Row(NamedTuple):
@@ -78,7 +79,7 @@ def standings(t: Tournament) -> Standings:
     changes; values become :class:`~fractions.Fraction` only at the end, one
     object per value (:func:`exact`); the rows are assembled column by column.
     """
-    plan = _plan(t.tiebreaks)
+    plan = _plan(t.opened.tiebreaks, t.rules)
     den = t.units.denominator
     de = [0] * t.n
     records = {code: record_column(t, tb) for code, tb in plan.records}
@@ -87,6 +88,8 @@ def standings(t: Tournament) -> Standings:
     columns = [records[tb.code][1] if tb.code in records else _display_column(t, tb, de) for tb in plan.shown]
     win = t.units.win
     lines = _fractions(2 * den)
+    games = t.line_games_all()
+    line_of = {g: lines[koya_threshold(win, g, 0)] for g in set(games)}
     results = t.results_cache
     if None in results:
         for i, cached in enumerate(results):
@@ -106,7 +109,7 @@ def standings(t: Tournament) -> Standings:
                 pick(t.games),
                 pick(t.withdrawn),
                 pick(t.qualified[0]),
-                pick([lines[koya_threshold(win, g, 0)] for g in t.line_games_all()]),
+                pick(list(map(line_of.__getitem__, games))),
                 pick(results),
                 strict=True,
             ),
@@ -122,7 +125,7 @@ def standings(t: Tournament) -> Standings:
         max_basis=t.basis,
         codes=plan.codes,
         rows=rows,
-        scoring=_scoring(t.units),
+        scoring=_scoring(t.opened.scoring, t.units),
         rules=t.rules,
     )
 
@@ -149,7 +152,9 @@ class _Plan(NamedTuple):
 
 
 @lru_cache(maxsize=256)
-def _plan(order: tuple[TieBreak, ...]) -> _Plan:
+def _plan(codes: tuple[str, ...], rules: Rules) -> _Plan:
+    """The plan for a tournament's tie-break codes, keyed by the codes as sent (cheap to hash)."""
+    order = parse_tiebreaks(codes, rules)
     at = next((pos for pos, tb in enumerate(order) if tb.kind == "DE"), len(order))
     before, after = tuple(range(at)), tuple(range(at + 1, len(order)))
     shown = tuple(tb for tb in order if tb.kind != "PTS")
@@ -161,7 +166,7 @@ def _plan(order: tuple[TieBreak, ...]) -> _Plan:
 
 def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
     """The codes shown in rows: the order without ``PTS``, plus ``KS`` if absent."""
-    return _plan(t.tiebreaks).shown
+    return _plan(t.opened.tiebreaks, t.rules).shown
 
 
 def _rank(t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]) -> tuple[list[int], list[int]]:
@@ -210,7 +215,8 @@ _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_b
 
 
 @lru_cache(maxsize=64)
-def _scoring(u: Units) -> tuple[tuple[str, Fraction], ...]:
+def _scoring(scoring: Scoring, u: Units) -> tuple[tuple[str, Fraction], ...]:
+    """The exact points per outcome; cached by the scoring as sent (``u`` is made from it)."""
     return tuple((name, exact(getattr(u, name), u.denominator)) for name in _SCORING_FIELDS)
 
 
@@ -304,6 +310,10 @@ def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
     the games inside them, until nothing changes.  Returns 1-based places
     (shared places repeat); all 0 when the group stays completely tied.
     """
+    if len(group) == 2:
+        a, b = group
+        da, db = _de_score(t, a, group), _de_score(t, b, group)
+        return {a: 0, b: 0} if da == db else {a: 1, b: 2} if da > db else {a: 2, b: 1}
     places = dict.fromkeys(group, 0)
     _resolve(t, group, 1, places)
     if len(set(places.values())) == 1:
@@ -312,8 +322,7 @@ def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
 
 
 def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int]) -> None:
-    members = set(group)
-    scores = {i: _de_score(t, i, members) for i in group}
+    scores = {i: _de_score(t, i, group) for i in group}
     parts = list(_split(group, scores))
     if len(parts) == 1:
         for i in group:
@@ -328,12 +337,11 @@ def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int])
         offset += len(part)
 
 
-def _de_score(t: Tournament, i: int, members: set[int]) -> int:
+def _de_score(t: Tournament, i: int, members: Iterable[int]) -> int:
     """Twice the DE score in units (averages of two meetings stay integral)."""
-    versus = t.versus[i]
-    if len(members) < len(versus):
-        return sum(2 * rec[0] // rec[1] for j in members if (rec := versus.get(j)) is not None)
-    return sum(2 * total // count for j, (total, count) in versus.items() if j in members)
+    at = i * t.n
+    units, games = t.pair_units, t.pair_games
+    return sum([2 * units[at + j] // games[at + j] for j in members if games[at + j]])
 
 
 def format_points(value: Fraction) -> str:
@@ -342,12 +350,16 @@ def format_points(value: Fraction) -> str:
     Quarters come from Sonneborn-Berger (a draw against a player on 2½);
     the pages write them the same way.
     """
-    if value < 0:
+    numerator, denominator = value.numerator, value.denominator  # in lowest terms, denominator > 0
+    if numerator < 0:
         return "−" + format_points(-value)
-    whole, rest = divmod(value, 1)
+    whole, rest = divmod(numerator, denominator)
     if rest == 0:
-        return str(int(whole))
-    glyph = {Fraction(1, 4): "¼", Fraction(1, 2): "½", Fraction(3, 4): "¾"}.get(rest)
+        return str(whole)
+    glyph = _GLYPHS.get((rest, denominator))
     if glyph is not None:
-        return f"{int(whole)}{glyph}" if whole else glyph
-    return f"{float(value):g}"
+        return f"{whole}{glyph}" if whole else glyph
+    return f"{numerator / denominator:g}"
+
+
+_GLYPHS: Final = {(1, 4): "¼", (1, 2): "½", (3, 4): "¾"}
