@@ -168,12 +168,12 @@ def run(sizes: Sizes) -> Result:
             result.notes.append(
                 "**What limits it (24 players).** Median µs of each step of `apply`, timed one by one: "
                 + ", ".join(f"{name} {us:,.0f} µs ({100 * us / total:.0f}%)" for name, us in steps.items())
-                + ". `standings` rebuilds the whole table after every result — ranks by the tie-break order with "
-                "direct encounter evaluated inside every group tied on points, then one `Row` per player — and "
-                "is most of the time; `fold` itself (the incremental crosstable and Koya update) is about a "
-                "sixth. A 50 µs median needs the standings to be updated incrementally too (re-rank only the "
-                "players whose sort keys moved, reuse unchanged rows, keep direct-encounter places per tied group "
-                "until a game inside the group changes), not micro-optimisations; see the profile."
+                + ". `standings` still builds the whole table after every result: one sort of integer keys, "
+                "direct-encounter places reused per tied group (recomputed only for the groups whose members "
+                "changed — the two players' old and new score groups), then every row assembled column by column "
+                "(most rows do change: the SB of both players' opponents moves with their scores, and ranks shift "
+                "between their old and new places). `fold` is the crosstable, SB/Koya and the qualifying-set story. "
+                "See the profile for what is left."
             )
             say("  core: a target was missed — profiling apply at 24 players")
             result.profiles.append(

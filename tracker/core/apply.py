@@ -18,6 +18,8 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import compress
+from operator import mul
 
 from tracker.core.checks import check_bye, check_new_game, check_opened, existing_game, require_tournament
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
@@ -306,32 +308,44 @@ def _compare(
 
 
 def _qualifying(t: Tournament, p: int) -> set[int]:
-    q = t.qualified[0]
-    return {o for o in t.opponents(p) if q[o]}
+    n = t.n
+    # opponents (games > 0) who qualify: games × qualified is non-zero for exactly those
+    return set(compress(range(n), map(mul, t.pair_games[p * n : (p + 1) * n], t.qualified[0])))
 
 
 def _qualification_changes(
     t: Tournament, before: dict[int, set[int]], flips: list[tuple[int, int, bool]]
 ) -> tuple[QualificationChange, ...]:
-    """Per player, opponents who entered or left the qualifying set (limit 0)."""
-    flipped = {p: now for limit, p, now in flips if limit == 0}
-    q = t.qualified[0]
-    affected: dict[int, set[int]] = dict(before)
-    for p in flipped:
-        for o in t.opponents(p):
-            if o not in affected:
-                # their own games did not change: only the flips differ
-                affected[o] = {j for j in t.opponents(o) if (not flipped[j] if j in flipped else q[j])}
-    changes = []
-    start_nos = t.start_nos
-    for p in sorted(affected, key=start_nos.__getitem__):
+    """Per player, opponents who entered or left the qualifying set (limit 0).
+
+    ``before`` holds the sets, before the event, of the players whose games
+    it changed.  Everyone else's opponents are the same as before, so their
+    set changed exactly by the opponents who flipped.
+    """
+    moved: dict[int, tuple[set[int], set[int]]] = {}
+    for p, was in before.items():
         now = _qualifying(t, p)
-        was = affected[p]
         if now != was:
-            entered = tuple(sorted([start_nos[o] for o in now - was]))
-            left = tuple(sorted([start_nos[o] for o in was - now]))
-            changes.append(QualificationChange(start_nos[p], entered, left))
-    return tuple(changes)
+            moved[p] = (now - was, was - now)
+    for limit, f, up in flips:
+        if limit != 0:
+            continue
+        for o in t.opponents(f):
+            if o in before:
+                continue
+            sets = moved.get(o)
+            if sets is None:
+                sets = moved[o] = (set(), set())
+            sets[0 if up else 1].add(f)
+    start_nos = t.start_nos
+    return tuple(
+        QualificationChange(
+            start_nos[p],
+            tuple(sorted([start_nos[o] for o in moved[p][0]])),
+            tuple(sorted([start_nos[o] for o in moved[p][1]])),
+        )
+        for p in sorted(moved, key=start_nos.__getitem__)
+    )
 
 
 # -- plain words ----------------------------------------------------------------

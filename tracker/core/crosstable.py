@@ -333,7 +333,7 @@ class Tournament:
         Folding a whole file moves every sum O(n) times per result (O(n³)
         for a round robin); storing the entries and calling :meth:`resum`
         once at the end is O(entries).  Until :meth:`resum`, only the
-        entries and the counts beside them (games, meetings, entry counts)
+        entries and the counts beside them (games, pair sums, entry counts)
         are right: enough to validate further events, not to rank.
         """
         self._store(round_, players, [self.entries[p].get(round_) for p in players], new)
