@@ -36,7 +36,7 @@ from tracker.core.events import (
     TournamentOpened,
     encode_event,
 )
-from tracker.core.standings import Row, Standings, format_points, standings
+from tracker.core.standings import Row, Standings, format_ratio, standings
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,8 +356,10 @@ _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/
 _ZERO = Fraction(0)
 
 
-def _signed(value: Fraction) -> str:
-    return ("+" if value > 0 else "−") + format_points(abs(value))
+def _signed(now: Fraction, was: Fraction) -> str:
+    """``now − was`` with its sign, as :func:`format_points` writes points (integer arithmetic: Fraction's is slow)."""
+    numerator = now.numerator * was.denominator - was.numerator * now.denominator
+    return ("+" if numerator > 0 else "−") + format_ratio(abs(numerator), now.denominator * was.denominator)
 
 
 def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:
@@ -388,7 +390,7 @@ def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int
     parts = [f"{short(p)} reaches 50%" for p in change.reached]
     parts += [f"{short(p)} falls below 50%" for p in change.fell]
     for start_no, was, now in moves or ():
-        parts.append(f"{short(start_no)}'s KS {_signed(now - was)}")
+        parts.append(f"{short(start_no)}'s KS {_signed(now, was)}")
     return head + (": " + ", ".join(parts) if parts else "")
 
 

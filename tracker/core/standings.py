@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import groupby
+from math import gcd
 from operator import attrgetter, itemgetter, neg
 from typing import Any, Final, NamedTuple, cast
 
@@ -350,9 +351,16 @@ def format_points(value: Fraction) -> str:
     Quarters come from Sonneborn-Berger (a draw against a player on 2½);
     the pages write them the same way.
     """
-    numerator, denominator = value.numerator, value.denominator  # in lowest terms, denominator > 0
+    return format_ratio(value.numerator, value.denominator)
+
+
+def format_ratio(numerator: int, denominator: int) -> str:
+    """:func:`format_points` of ``numerator / denominator`` (``denominator`` > 0, any terms), from integers."""
     if numerator < 0:
-        return "−" + format_points(-value)
+        return "−" + format_ratio(-numerator, denominator)
+    common = gcd(numerator, denominator)
+    numerator //= common
+    denominator //= common
     whole, rest = divmod(numerator, denominator)
     if rest == 0:
         return str(whole)
