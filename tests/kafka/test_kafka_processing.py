@@ -1,4 +1,4 @@
-"""The worker's per-record logic, without a broker: table value, outputs, re-delivery, takeover."""
+"""The worker's per-record logic, without a broker: table entries, outputs, batches, re-delivery, takeover."""
 
 from __future__ import annotations
 
@@ -11,7 +11,16 @@ from tests.builders import TID, bye, correct, fold_all, game, opened, withdraw
 from tracker.core.apply import apply
 from tracker.core.events import Event, encode_event
 from tracker.core.standings import standings
-from tracker.kafka.processing import EMPTY_LOG, Outcome, Processor, append, decode_dead_letter, read_log, rebuild
+from tracker.kafka.processing import (
+    Outcome,
+    Processor,
+    decode_dead_letter,
+    entry_key,
+    parse_entry_key,
+    read_entries,
+    rebuild,
+    stored_entries,
+)
 from tracker.kafka.topics import BrokerError, bootstrap_servers, faust_broker
 from tracker.protocol import snapshot_message, standings_payload, update_message
 
@@ -35,11 +44,19 @@ def scenario() -> list[Event]:
 
 
 def run(processor: Processor, table: dict[bytes, bytes], event: Event, key: bytes = KEY) -> Outcome:
-    """What the agent does with one record: handle, then store the new log."""
-    outcome = processor.handle(key, encode_event(event), table.get(key))
-    if outcome.log is not None:
-        table[key] = outcome.log
+    """What the agent does with one record: handle, then store the new entry."""
+    outcome = processor.handle(key, encode_event(event), table)
+    if outcome.entry is not None:
+        table[outcome.entry[0]] = outcome.entry[1]
     return outcome
+
+
+def run_one(processor: Processor, table: dict[bytes, bytes], event: Event) -> tuple[Outcome, bytes | None]:
+    """One record as a batch of its own: its outcome and the snapshot produced for the batch."""
+    outcome = run(processor, table, event)
+    snapshots = dict(processor.snapshots())
+    assert set(snapshots) <= {event.tournament}
+    return outcome, snapshots.get(event.tournament)
 
 
 def expected_messages(events: list[Event]) -> list[tuple[bytes, bytes]]:
@@ -57,36 +74,81 @@ def test_each_accepted_event_produces_the_embedded_trackers_update_and_snapshot(
     events = scenario()
     table: dict[bytes, bytes] = {}
     processor = Processor()
-    outcomes = [run(processor, table, event) for event in events]
-    assert [(o.update, o.snapshot) for o in outcomes] == expected_messages(events)
-    assert all(o.dead_letter is None and o.tournament == TID for o in outcomes)
+    handled = [run_one(processor, table, event) for event in events]
+    assert [(o.update, snapshot) for o, snapshot in handled] == expected_messages(events)
+    assert all(o.dead_letter is None and o.tournament == TID for o, _ in handled)
 
 
-def test_the_table_value_is_the_log_of_accepted_events_and_folds_back_to_the_same_state() -> None:
+def test_the_table_holds_one_entry_per_accepted_event_and_they_fold_back_to_the_same_state() -> None:
     events = scenario()
     table: dict[bytes, bytes] = {}
     processor = Processor()
     for event in events:
         run(processor, table, event)
-    assert read_log(table[KEY]) == events
-    rebuilt = rebuild(table[KEY])
+    assert set(table) == {entry_key(TID, seq) for seq in range(1, len(events) + 1)}
+    assert read_entries(stored_entries(table, TID)) == events
+    rebuilt = rebuild(stored_entries(table, TID))
     assert rebuilt is not None
     assert rebuilt.seq == len(events)
     assert standings(rebuilt) == standings(fold_all(events))
+
+
+def test_each_accepted_event_writes_only_its_own_bytes_however_long_the_tournament() -> None:
+    players = list(range(1, 11))
+    events: list[Event] = [opened(10)]
+    for round_ in range(1, 10):  # a round robin by the circle method: 45 games
+        events += [game(round_, players[k], players[-1 - k], "1-0") for k in range(5)]
+        players = [players[0], players[-1], *players[1:-1]]
+    table: dict[bytes, bytes] = {}
+    processor = Processor()
+    for seq, event in enumerate(events, 1):
+        outcome = run(processor, table, event)
+        assert outcome.entry == (entry_key(TID, seq), encode_event(event))  # O(1) changelog bytes per event
+
+
+def test_a_batch_produces_one_snapshot_per_tournament_at_its_latest_standings_and_every_update() -> None:
+    other = "other-tournament"
+    events = scenario()
+    others = [msgspec.structs.replace(e, tournament=other) for e in (opened(4), game(1, 1, 2, "1-0"))]
+    table: dict[bytes, bytes] = {}
+    processor = Processor()
+    batch = [*events[:3], others[0], *events[3:], others[1]]
+    outcomes = [run(processor, table, event, event.tournament.encode()) for event in batch]
+    assert [o.update for o in outcomes if o.tournament == TID] == [u for u, _ in expected_messages(events)]
+    assert [o.update for o in outcomes if o.tournament == other] == [u for u, _ in expected_messages(others)]
+    assert dict(processor.snapshots()) == {
+        TID: expected_messages(events)[-1][1],
+        other: expected_messages(others)[-1][1],
+    }
+    assert processor.snapshots() == []  # each batch produces its own
+
+
+def test_a_batch_redelivered_after_a_crash_that_stored_part_of_it_produces_every_update_again() -> None:
+    events = scenario()
+    expected = [u for u, _ in expected_messages(events)]
+    table: dict[bytes, bytes] = {}
+    for event in events[:6]:
+        run(Processor(), table, event)  # the crash came after the entries of events[3:6] reached the changelog
+    recovered = {key: bytes(value) for key, value in table.items()}
+    processor = Processor()  # a new worker: nothing in memory
+    outcomes = [run(processor, recovered, event) for event in events[3:]]  # the batch from events[3] again
+    assert [o.update for o in outcomes] == expected[3:]
+    assert [o.entry is None for o in outcomes] == [True] * 3 + [False] * (len(events) - 6)
+    assert dict(processor.snapshots()) == {TID: expected_messages(events)[-1][1]}
 
 
 def test_a_redelivered_event_changes_nothing_and_its_update_is_produced_again_byte_for_byte() -> None:
     events = scenario()
     table: dict[bytes, bytes] = {}
     processor = Processor()
-    outcomes = [run(processor, table, event) for event in events]
-    log_before = table[KEY]
+    handled = [run_one(processor, table, event) for event in events]
+    table_before = dict(table)
     for k in (0, 3, len(events) - 1):
-        again = run(processor, table, events[k])
-        assert again.log is None and again.dead_letter is None
-        assert again.update == outcomes[k].update
-        assert again.snapshot == outcomes[-1].snapshot  # the current standings, never an older snapshot
-    assert table[KEY] == log_before
+        again, snapshot = run_one(processor, table, events[k])
+        assert again.entry is None and again.dead_letter is None
+        assert again.update == handled[k][0].update
+        assert snapshot == handled[-1][1]  # the current standings, never an older snapshot
+    assert table == table_before
 
 
 def test_a_worker_taking_a_partition_back_rebuilds_from_the_table_not_from_its_stale_cache() -> None:
@@ -106,7 +168,7 @@ def test_a_restarted_worker_rebuilds_from_the_recovered_table() -> None:
     table: dict[bytes, bytes] = {}
     for event in events[:6]:
         run(Processor(), table, event)  # a fresh cache for every record
-    recovered = {KEY: bytes(table[KEY])}  # equal bytes, not the same object
+    recovered = {key: bytes(value) for key, value in table.items()}  # equal bytes, not the same objects
     outcome = run(Processor(), recovered, events[6])
     assert outcome.update == expected_messages(events)[6][0]
 
@@ -116,7 +178,8 @@ def test_a_rejected_event_becomes_a_dead_letter_with_the_cores_code_and_reason()
     processor = Processor()
     run(processor, table, opened(4))
     run(processor, table, game(1, 1, 2, "1-0"))
-    log_before = table[KEY]
+    processor.snapshots()
+    table_before = dict(table)
     cases = {
         "unknown-player": game(1, 3, 9, "1-0"),
         "invalid-pairing": game(1, 1, 3, "1-0"),  # player 1 already has a round-1 game
@@ -125,14 +188,15 @@ def test_a_rejected_event_becomes_a_dead_letter_with_the_cores_code_and_reason()
     }
     for code, event in cases.items():
         outcome = run(processor, table, event)
-        assert outcome.log is None and outcome.update is None and outcome.snapshot is None
+        assert outcome.entry is None and outcome.update is None
+        assert processor.snapshots() == []  # nothing changed: no snapshot either
         assert outcome.dead_letter is not None
         letter = decode_dead_letter(outcome.dead_letter)
         assert (letter["code"], letter["id"], letter["tournament"]) == (code, event.id, TID)
         assert letter["reason"]
         assert letter["event"] == json.loads(encode_event(event))
-    assert table[KEY] == log_before
-    assert rebuild(table[KEY]) is not None
+    assert table == table_before
+    assert rebuild(stored_entries(table, TID)) is not None
 
 
 def test_an_event_for_a_tournament_not_opened_is_a_dead_letter() -> None:
@@ -154,23 +218,26 @@ def test_an_event_for_a_tournament_not_opened_is_a_dead_letter() -> None:
 def test_undecodable_or_misrouted_records_become_dead_letters(
     key: bytes | None, value: bytes | None, code: str
 ) -> None:
-    outcome = Processor().handle(key, value, None)
-    assert outcome.log is None and outcome.update is None
+    processor = Processor()
+    outcome = processor.handle(key, value, {})
+    assert outcome.entry is None and outcome.update is None
+    assert processor.snapshots() == []
     assert outcome.dead_letter is not None
     assert decode_dead_letter(outcome.dead_letter)["code"] == code
 
 
-def test_a_damaged_table_value_is_a_dead_letter_not_a_crash() -> None:
-    outcome = Processor().handle(KEY, encode_event(game(1, 1, 2, "1-0")), b"[{damaged")
+def test_a_damaged_table_entry_is_a_dead_letter_not_a_crash() -> None:
+    outcome = Processor().handle(KEY, encode_event(game(1, 1, 2, "1-0")), {entry_key(TID, 1): b"[{damaged"})
     assert outcome.dead_letter is not None
     assert decode_dead_letter(outcome.dead_letter)["code"] == "internal-error"
 
 
-def test_append_builds_a_json_array_of_the_event_bodies() -> None:
-    a, b = encode_event(opened(3)), encode_event(game(1, 1, 2, "1-0"))
-    assert append(None, a) == append(EMPTY_LOG, a) == b"[" + a + b"]"
-    assert msgspec.json.decode(append(append(None, a), b)) == [json.loads(a), json.loads(b)]
-    assert rebuild(EMPTY_LOG) is None
+def test_entry_keys_name_the_tournament_and_the_seq_and_nothing_else_parses_as_one() -> None:
+    assert entry_key("open-2026.a_b", 17) == b"open-2026.a_b/17"
+    assert parse_entry_key(entry_key("open-2026.a_b", 17)) == ("open-2026.a_b", 17)
+    for key in (b"open-2026", b"open-2026/", b"/17", b"open/x", b"0"):
+        assert parse_entry_key(key) is None
+    assert rebuild([]) is None
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@
 Verified against faust-streaming 0.15.3 (the range pinned in pyproject.toml):
 it overrides ``Consumer._new_offset`` and ``Consumer._add_gap``, reads
 ``Consumer._acked``/``_acked_index`` under ``faust.types.tuples.ack_lock``,
-and replaces ``App._new_transport``.  A Faust release that renames any of
+replaces ``App._new_transport``, and sets ``faust.streams._current_event``
+(:func:`make_current`).  A Faust release that renames any of
 these breaks the worker's delivery guarantee, so the pin moves only after the
 Kafka tests pass on the new release.
 """
@@ -11,8 +12,11 @@ Kafka tests pass on the new release.
 from __future__ import annotations
 
 import logging
+import weakref
+from typing import Any
 
 import faust
+import faust.streams
 from faust.transport.drivers import aiokafka as faust_kafka
 from faust.types import TP
 from faust.types.tuples import ack_lock
@@ -23,6 +27,17 @@ from tracker.kafka.topics import (
 )
 
 log = logging.getLogger(__name__)
+
+
+def make_current(event: Any) -> None:
+    """Make ``event`` the current event of the running task, as Faust does for an agent's ``async for``.
+
+    A table write goes to the changelog partition of the current event's
+    partition.  An agent that takes a batch of events
+    (``stream.take_events``) runs in another task than the one that read
+    them, so it names each event before writing what that event led to.
+    """
+    faust.streams._current_event.set(weakref.ref(event))
 
 
 class Consumer(faust_kafka.Consumer):

@@ -32,8 +32,9 @@ the broker has the event *and* it is applied.  When no verdict comes within
 will be applied when a worker gets to it; resubmitting it is safe (same id).
 
 **State for TRF and projections** comes from the table's changelog: the
-gateway keeps the latest event log per tournament and folds it when the
-TRF page or an arbiter's projection asks for it.
+gateway keeps every tournament's entries (one per accepted event, see
+:mod:`tracker.kafka.processing`) and folds them when the TRF page or an
+arbiter's projection asks for it.
 
 **Updates** go into the gateway's :class:`~tracker.gateway.backend.Sink`,
 which drops re-deliveries by seq (and says so): the feed checks nothing twice.
@@ -58,7 +59,7 @@ from tracker.core.events import Event
 from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
 from tracker.gateway.serve import serve
-from tracker.kafka.processing import decode_dead_letter, rebuild
+from tracker.kafka.processing import decode_dead_letter, parse_entry_key, rebuild
 from tracker.kafka.producer import results_producer, send_event
 from tracker.kafka.topics import (
     BROKER_WAIT,
@@ -123,8 +124,9 @@ class KafkaBackend:
         self.sink: Sink | None = None
         self._installed: dict[str, StandingsPayload] = {}
         self._waiting: dict[tuple[str, str], list[asyncio.Future[int]]] = {}
-        self._logs: dict[str, bytes] = {}
-        self._states: dict[str, tuple[bytes, Tournament]] = {}
+        self._entries: dict[str, dict[int, bytes]] = {}
+        self._versions: dict[str, int] = {}
+        self._states: dict[str, tuple[int, Tournament]] = {}
 
     def attach(self, sink: Sink) -> None:
         self.sink = sink
@@ -197,28 +199,34 @@ class KafkaBackend:
                 return verdict
         return None
 
-    def record_log(self, tournament: str, event_log: bytes | None) -> None:
-        """The table's latest event log of a tournament (``None``: deleted)."""
-        if event_log is None:
-            self._logs.pop(tournament, None)
+    def record_entry(self, tournament: str, seq: int, body: bytes | None) -> None:
+        """The table's entry of a tournament's event number ``seq`` (``None``: deleted)."""
+        entries = self._entries.setdefault(tournament, {})
+        if body is None:
+            entries.pop(seq, None)
         else:
-            self._logs[tournament] = event_log
+            entries[seq] = body
+        self._versions[tournament] = self._versions.get(tournament, 0) + 1
 
     def state(self, tournament: str) -> Tournament | None:
-        """The tournament folded from its latest event log, or ``None`` when none was seen."""
-        event_log = self._logs.get(tournament)
-        if event_log is None:
+        """The tournament folded from its entries seen so far, or ``None`` when none was seen."""
+        entries = self._entries.get(tournament)
+        if not entries:
             return None
+        version = self._versions[tournament]
         cached = self._states.get(tournament)
-        if cached is not None and cached[0] is event_log:
+        if cached is not None and cached[0] == version:
             return cached[1]
+        bodies: list[bytes] = []
+        while (body := entries.get(len(bodies) + 1)) is not None:
+            bodies.append(body)
         try:
-            state = rebuild(event_log)
+            state = rebuild(bodies)
         except TrackerError:
-            log.exception("the event log of %r cannot be folded", tournament)
+            log.exception("the entries of %r cannot be folded", tournament)
             return None
         if state is not None:
-            self._states[tournament] = (event_log, state)
+            self._states[tournament] = (version, state)
         return state
 
 
@@ -309,8 +317,9 @@ class Feed:
             self.backend.rejected(letter["tournament"], letter["id"], letter["code"], letter["reason"])
 
     def _changelog(self, record: Any) -> None:
-        if record.key is not None:
-            self.backend.record_log(record.key.decode("utf-8", "replace"), record.value)
+        entry = None if record.key is None else parse_entry_key(record.key)
+        if entry is not None:
+            self.backend.record_entry(*entry, record.value)
 
 
 async def _all_partitions(consumer: Any, *topics: str) -> list[Any]:

@@ -1,41 +1,52 @@
-"""What a worker does with one results record, without Kafka.
+"""What a worker does with the results records it takes, without Kafka.
 
 How this works
 --------------
 
-The Faust table ``tournaments`` maps a tournament id to the tournament's
-**event log**: the JSON array of every event the tournament accepted, in the
-order they were applied (``[{"type":"tournament_opened",…},{…}]``, each
-element exactly :func:`~tracker.core.events.encode_event`'s bytes).  Folding
-the log rebuilds the crosstable exactly, seq included: opening is seq 1 and
-every accepted event adds one, so ``seq == len(log)``.  Rejected and
-re-delivered events are not in the log.  A log is small (a 20-player round
-robin with every result corrected once is ~70 kB) and appending is a byte
-copy, so the table stores it whole and Faust writes it whole to the
-changelog; compaction keeps the latest per tournament.
+The Faust table ``tournaments`` holds **one entry per accepted event**: the
+key is the tournament id, a slash and the event's seq (``"open-2026/17"``:
+a tournament id has no slash), the value exactly
+:func:`~tracker.core.events.encode_event`'s bytes of the event.  Opening is
+seq 1 and every accepted event adds one, so a tournament's entries are
+``/1`` to ``/seq`` without a hole, and folding them in that order rebuilds
+the crosstable exactly, seq included.  Rejected and re-delivered events get
+no entry.  Each accepted event writes one entry and changes no other, so the
+changelog gets one record of about 170 bytes per event however long the
+tournament (the whole log rewritten per event cost O(n) bytes per event,
+O(n²) per tournament); the table needs no entry for the latest seq, since
+it is where the entries stop.  The entries of a tournament go to the
+changelog partition of its results partition in the order written, so what
+a crash leaves on the broker is always the entries ``/1`` to ``/k`` of some
+``k``.  (A snapshot plus the offset it covers would also be O(1) per
+event, but a standings snapshot is kilobytes where an event is 170 bytes, and
+the gateway's TRF and projections need the events anyway.)
 
-The live :class:`~tracker.core.crosstable.Tournament` is cached in memory.
-The cache entry remembers the log it was built from, and it is used only if
-the table still holds that very log (an identity or byte comparison, no
-decoding): after a restart or a rebalance, when the table was recovered
-from the changelog or another worker applied events meanwhile, the
-tournament is rebuilt by folding the stored log, once.
+The live :class:`~tracker.core.crosstable.Tournament` is cached in memory
+with its seq and the bytes of its last entry, and used only while the table
+agrees: entry ``/seq`` holds those bytes and there is no entry ``/seq+1``.
+After a restart or a rebalance, when the table was recovered from the
+changelog or another worker applied events meanwhile, the tournament is
+rebuilt by folding its stored entries, once.
 
-:meth:`Processor.handle` turns one record into an :class:`Outcome`: the new
-table value (``None`` when nothing changed), the ``snapshot`` and
-``update`` messages to produce, or a dead letter.  A record whose event the
-tournament has already applied (Kafka's at-least-once re-delivery after a
-crash or a rebalance) changes nothing, but its ``update`` is produced again,
-recomputed from the log, because the crash may have come after the table
-write and before the update reached the broker; gateways ignore the
-duplicate by its seq.
+:meth:`Processor.handle` turns one record into an :class:`Outcome`: the
+table entry to write (``None`` when nothing changed), the ``update``
+message to produce, or a dead letter.  A record whose event the tournament
+has already applied (Kafka's at-least-once re-delivery after a crash or a
+rebalance) changes nothing, but its ``update`` is produced again,
+recomputed from the entries, because the crash may have come after the
+table write and before the update reached the broker; gateways ignore the
+duplicate by its seq.  :meth:`Processor.snapshots` gives, once per batch of
+records, the ``snapshot`` message of every tournament handled since the
+last call, at its latest standings: ``tracker-snapshots`` is compacted, so
+only the latest one matters.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final, TypedDict
+from typing import Any, Final, Protocol, TypedDict
 
 import msgspec
 
@@ -44,13 +55,18 @@ from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected
 from tracker.core.events import Event, decode_event, encode_event
 from tracker.core.standings import Standings, standings
-from tracker.protocol import snapshot_message, standings_payload, update_message
+from tracker.protocol import StandingsPayload, snapshot_message, standings_payload, update_message
 
 log = logging.getLogger(__name__)
 
-EMPTY_LOG: Final = b"[]"
-_log_decoder: Final = msgspec.json.Decoder(list[Event])
+SEPARATOR: Final = "/"
 _json: Final = msgspec.json.Encoder(decimal_format="number")
+
+
+class Entries(Protocol):
+    """The table as the processor reads it: a key's value, or ``None``."""
+
+    def get(self, key: bytes) -> bytes | None: ...
 
 
 class DeadLetter(TypedDict):
@@ -71,40 +87,50 @@ class DeadLetter(TypedDict):
 class Outcome:
     """The records one results record leads to.
 
-    ``log`` is the table's new value (``None``: unchanged); ``snapshot`` and
-    ``update`` go to the snapshots and standings topics, ``dead_letter`` to
-    the dead-letter topic.  All are keyed by ``tournament``.
+    ``entry`` is the table key and value to write (``None``: nothing to
+    write); ``update`` goes to the standings topic, ``dead_letter`` to the
+    dead-letter topic.  Both are keyed by ``tournament``.
     """
 
     tournament: str
-    log: bytes | None = None
-    snapshot: bytes | None = None
+    entry: tuple[bytes, bytes] | None = None
     update: bytes | None = None
     dead_letter: bytes | None = None
 
 
-def append(event_log: bytes | None, body: bytes) -> bytes:
-    """The log with one more event body at the end."""
-    if event_log is None or event_log == EMPTY_LOG:
-        return b"[" + body + b"]"
-    return event_log[:-1] + b"," + body + b"]"
+def entry_key(tournament: str, seq: int) -> bytes:
+    """The table key of a tournament's event number ``seq``."""
+    return f"{tournament}{SEPARATOR}{seq}".encode()
 
 
-def read_log(event_log: bytes) -> list[Event]:
-    """The events of a log, in order.  Raises :class:`DecodeError` for a damaged log."""
-    try:
-        return _log_decoder.decode(event_log)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise DecodeError(f"damaged event log: {exc}") from None
+def parse_entry_key(key: bytes) -> tuple[str, int] | None:
+    """The tournament and seq of a table key, or ``None`` when it is not an entry's key."""
+    tournament, slash, seq = key.decode("utf-8", "replace").rpartition(SEPARATOR)
+    if not slash or not tournament or not seq.isdigit():
+        return None
+    return tournament, int(seq)
 
 
-def rebuild(event_log: bytes) -> Tournament | None:
-    """Fold a log into a fresh tournament (``None`` for an empty log).
+def stored_entries(table: Entries, tournament: str) -> Iterator[bytes]:
+    """The tournament's entries in the table, from seq 1 to the first one missing."""
+    seq = 1
+    while (body := table.get(entry_key(tournament, seq))) is not None:
+        yield body
+        seq += 1
 
-    Raises :class:`DecodeError` for a damaged log and
-    :class:`EventRejected` for a log no tracker wrote.
+
+def read_entries(bodies: Iterator[bytes] | list[bytes]) -> list[Event]:
+    """The events of entries, in order.  Raises :class:`DecodeError` for a damaged entry."""
+    return [decode_event(body) for body in bodies]
+
+
+def rebuild(bodies: Iterator[bytes] | list[bytes]) -> Tournament | None:
+    """Fold entries into a fresh tournament (``None`` for no entries).
+
+    Raises :class:`DecodeError` for a damaged entry and
+    :class:`EventRejected` for entries no tracker wrote.
     """
-    return fold(read_log(event_log))
+    return fold(read_entries(bodies))
 
 
 def dead_letter(tournament: str, value: bytes, code: str, reason: str) -> bytes:
@@ -134,9 +160,16 @@ def decode_dead_letter(value: bytes) -> DeadLetter:
 
 @dataclass(slots=True)
 class _Live:
-    log: bytes
+    seq: int
+    last: bytes  # the value of entry ``/seq``, as written
     state: Tournament
     standings: Standings
+
+
+@dataclass(slots=True)
+class _Latest:
+    standings: Standings
+    payload: StandingsPayload | None  # standings_payload(standings), when it was built anyway
 
 
 class Processor:
@@ -144,27 +177,42 @@ class Processor:
 
     def __init__(self) -> None:
         self._live: dict[str, _Live] = {}
+        self._touched: dict[str, _Latest] = {}
 
-    def handle(self, key: bytes | None, value: bytes | None, stored: bytes | None) -> Outcome:
-        """Apply one record to the tournament whose log is ``stored``.
+    def handle(self, key: bytes | None, value: bytes | None, table: Entries) -> Outcome:
+        """Apply one record to its tournament, whose entries are in ``table``.
 
-        Returns the outcome; never raises: an invalid event, a key that is not
-        the event's tournament, and (logged) anything unexpected become a
-        dead letter, so one bad record never stops a partition.
+        Returns the outcome, whose entry the caller writes to the table
+        before it hands the processor another record; never raises: an
+        invalid event, a key that is not the event's tournament, and
+        (logged) anything unexpected become a dead letter, so one bad record
+        never stops a partition.
         """
         tournament = (key or b"").decode("utf-8", "replace")
         try:
-            return self._handle(tournament, value or b"", stored)
+            return self._handle(tournament, value or b"", table)
         except Exception as exc:
             log.exception("record for %r could not be processed", tournament)
             self._live.pop(tournament, None)
             return Outcome(tournament, dead_letter=dead_letter(tournament, value or b"", "internal-error", repr(exc)))
 
+    def snapshots(self) -> list[tuple[str, bytes]]:
+        """``(tournament, snapshot message)`` of every tournament handled since the last call, then forgets them.
+
+        Each is the tournament's latest standings: produce them before the
+        updates of the records handled meanwhile (see :mod:`tracker.kafka.worker`).
+        """
+        touched, self._touched = self._touched, {}
+        return [
+            (tournament, snapshot_message(latest.payload or standings_payload(latest.standings)))
+            for tournament, latest in touched.items()
+        ]
+
     def forget(self) -> None:
         """Drop every live tournament (partitions were revoked: they are rebuilt on next use)."""
         self._live.clear()
 
-    def _handle(self, tournament: str, value: bytes, stored: bytes | None) -> Outcome:
+    def _handle(self, tournament: str, value: bytes, table: Entries) -> Outcome:
         try:
             event = decode_event(value)
         except DecodeError as exc:
@@ -172,7 +220,7 @@ class Processor:
         if event.tournament != tournament:
             reason = f"the record's key {tournament!r} is not the event's tournament {event.tournament!r}"
             return Outcome(tournament, dead_letter=dead_letter(tournament, value, "wrong-key", reason))
-        live = self._current(tournament, stored)
+        live = self._current(tournament, table)
         try:
             if live is None:
                 state, update = apply(None, event)
@@ -182,36 +230,37 @@ class Processor:
             return Outcome(tournament, dead_letter=dead_letter(tournament, value, exc.code, exc.reason))
         if update is None:
             assert live is not None  # only an open tournament can have applied the event before
-            return Outcome(tournament, snapshot=_snapshot(live.standings), update=_replayed(live.log, event.id))
-        new_log = append(None if live is None else live.log, encode_event(event))
-        self._live[tournament] = _Live(new_log, state, update.standings)
-        payload = standings_payload(update.standings)  # built once for the snapshot and the update
+            self._touched[tournament] = _Latest(live.standings, None)
+            return Outcome(tournament, update=_replayed(table, tournament, event.id))
+        body = encode_event(event)
+        self._live[tournament] = _Live(state.seq, body, state, update.standings)
+        payload = standings_payload(update.standings)  # built once for the update and the snapshot
+        self._touched[tournament] = _Latest(update.standings, payload)
         return Outcome(
-            tournament, log=new_log, snapshot=snapshot_message(payload), update=update_message(update, payload)
+            tournament, entry=(entry_key(tournament, state.seq), body), update=update_message(update, payload)
         )
 
-    def _current(self, tournament: str, stored: bytes | None) -> _Live | None:
-        """The live tournament matching the table's value, rebuilt when it does not."""
+    def _current(self, tournament: str, table: Entries) -> _Live | None:
+        """The live tournament matching the table's entries, rebuilt when it does not."""
         live = self._live.get(tournament)
-        if live is not None and (live.log is stored or live.log == stored):
-            return live
-        state = None if stored is None else rebuild(stored)
-        if stored is None or state is None:
+        if live is not None and table.get(entry_key(tournament, live.seq + 1)) is None:
+            stored = table.get(entry_key(tournament, live.seq))
+            if stored is live.last or stored == live.last:
+                return live
+        state = rebuild(stored_entries(table, tournament))
+        if state is None:
             self._live.pop(tournament, None)
             return None
-        live = self._live[tournament] = _Live(stored, state, standings(state))
+        live = self._live[tournament] = _Live(
+            state.seq, table.get(entry_key(tournament, state.seq)) or b"", state, standings(state)
+        )
         return live
 
 
-def _snapshot(s: Standings) -> bytes:
-    return snapshot_message(standings_payload(s))
-
-
-def _replayed(event_log: bytes, event_id: str) -> bytes | None:
-    """The update an already applied event produced, recomputed from the log."""
-    events = read_log(event_log)
+def _replayed(table: Entries, tournament: str, event_id: str) -> bytes | None:
+    """The update an already applied event produced, recomputed from the entries."""
     state: Tournament | None = None
-    for event in events:
+    for event in read_entries(stored_entries(table, tournament)):
         if event.id == event_id:
             _, update = apply(state, event)
             return None if update is None else update_message(update)

@@ -21,15 +21,16 @@ PUBLISH_RETRY_SECONDS = 1.0
 class Publisher:
     """Produces updates and dead letters once what came before them is on the broker: one flush for many records.
 
-    The agent writes an accepted event's table value and snapshot (buffered
-    by the producer), then hands its outcome here.  This task flushes the
+    The agent writes a batch's table entries and its snapshots (buffered by
+    the producer), then hands the batch's outcomes here.  This task flushes the
     producer (the changelog records and snapshots of every outcome waiting
     reach the broker, ``acks=all``), then sends those outcomes' updates and
     dead letters in the order they came, and only then tells
     :class:`Progress` that their records may be committed.  So an update
     still never precedes its changelog record or its snapshot, while a burst
     of results costs one broker round trip instead of one each.  At most
-    ``limit`` outcomes wait; beyond that the agent waits.
+    ``limit`` released outcomes wait; beyond that the agent waits (staged
+    ones do not count: a batch is never kept waiting for itself).
     """
 
     def __init__(
@@ -46,17 +47,33 @@ class Publisher:
         self._progress = progress
         self._limit = limit
         self._waiting: list[tuple[TP, int, int, Outcome | None]] = []
+        self._staged: list[tuple[TP, int, int, Outcome | None]] = []
         self._arrived = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
 
     async def add(self, tp: TP, offset: int, outcome: Outcome | None) -> None:
         """Publish ``outcome`` (``None``: nothing to publish) of the record at ``offset`` after the next flush."""
+        await self.stage(tp, offset, outcome)
+        self.release()
+
+    async def stage(self, tp: TP, offset: int, outcome: Outcome | None) -> None:
+        """Like :meth:`add`, but held back until :meth:`release`: what must precede it may not be sent yet.
+
+        The agent stages a batch's outcomes as it applies the records, sends
+        the batch's snapshots, then releases them.
+        """
         while len(self._waiting) >= self._limit:
             self._room.clear()
             await self._room.wait()
-        self._waiting.append((tp, offset, self._progress.generation, outcome))
-        self._arrived.set()
+        self._staged.append((tp, offset, self._progress.generation, outcome))
+
+    def release(self) -> None:
+        """The staged outcomes may go out after the next flush."""
+        if self._staged:
+            self._waiting += self._staged
+            self._staged = []
+            self._arrived.set()
 
     async def run(self) -> None:
         """The publishing loop (a Faust task: it runs as long as the worker)."""

@@ -70,8 +70,8 @@ from typing import Any
 
 import faust
 
-from tracker.kafka._faust_patch import App
-from tracker.kafka.processing import Outcome, Processor
+from tracker.kafka._faust_patch import App, make_current
+from tracker.kafka.processing import Processor
 from tracker.kafka.progress import Admit, Progress
 from tracker.kafka.publisher import Publisher, retrying
 from tracker.kafka.topics import (
@@ -92,6 +92,9 @@ from tracker.kafka.topics import (
 )
 
 log = logging.getLogger(__name__)
+BATCH = 500
+"""Records the agent takes at a time (fewer when no more arrive within ``BATCH_WITHIN`` seconds)."""
+BATCH_WITHIN = 0.01
 _RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
 
 
@@ -180,7 +183,7 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
         value_type=bytes,
         schema=faust.Schema(**_RAW),
         partitions=partitions,
-        help="tournament id → the JSON array of its accepted events",
+        help="tournament id/seq → the event it accepted with that seq",
     )
     progress_table = app.Table(
         PROGRESS_TABLE,
@@ -200,21 +203,22 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     app.task(publisher.run)
 
     async def apply_results(stream: Any) -> None:
-        """decode → apply → store → publish, one record at a time, in partition order."""
-        async for event in stream.events():
-            tp, offset = event.message.tp, event.message.offset
-            admitted = await progress.admit(tp, offset)
-            outcome: Outcome | None = None
-            if admitted is not Admit.SKIP:
-                key, value = event.key, event.value
-                outcome = processor.handle(key, value, None if key is None else table.get(key))
-                if outcome.log is not None:
-                    table[key] = outcome.log  # assigned back: Faust writes it to the changelog
-                if outcome.snapshot is not None:
-                    await retrying(outcome.tournament, snapshots.send, key=key, value=outcome.snapshot)
-            if admitted is not Admit.SKIP:  # a skipped record comes again: it must not be committed
-                await publisher.add(tp, offset, outcome)  # the update follows once the above are on the broker
-            progress.done(tp, offset, admitted)  # after add, which may wait: the record is in hand until then
+        """decode → apply → store → publish, a batch of records at a time, each in partition order."""
+        async for events in stream.take_events(BATCH, within=BATCH_WITHIN):
+            for event in events:
+                make_current(event)  # the table writes below go to this record's changelog partition
+                tp, offset = event.message.tp, event.message.offset
+                admitted = await progress.admit(tp, offset)
+                if admitted is not Admit.SKIP:  # a skipped record comes again: it must not be committed
+                    key = event.key
+                    outcome = processor.handle(key, event.value, table)
+                    if outcome.entry is not None:
+                        table[outcome.entry[0]] = outcome.entry[1]  # Faust writes it to the changelog
+                    await publisher.stage(tp, offset, outcome)  # may wait: the record is in hand until then
+                progress.done(tp, offset, admitted)
+            for tournament, snapshot in processor.snapshots():  # once per tournament: the latest standings
+                await retrying(tournament, snapshots.send, key=tournament.encode(), value=snapshot)
+            publisher.release()  # the updates follow once all of the above is on the broker
 
     app.agent(results, name="tracker.apply")(apply_results)
 
