@@ -198,60 +198,63 @@ def changelog_parts(run: int) -> tuple[list[Event], list[Event], list[Event], li
     return openings, first, middle, last
 
 
-async def _changelog_ends(broker: str) -> dict[Any, int]:
+async def _changelog_records(broker: str, prefix: bytes) -> list[tuple[int, int]]:
+    """(timestamp in ms, bytes of key and value) of every changelog record whose key starts with ``prefix``.
+
+    Reads each partition until the broker has nothing more to give, not up to
+    its end offset: Tansu reports a partition's end offset as its last
+    *batch*'s base offset + 1, which hides the rest of a multi-record batch.
+    """
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
-    consumer = AIOKafkaConsumer(bootstrap_servers=broker.removeprefix("kafka://"))
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=broker.removeprefix("kafka://"), fetch_max_wait_ms=100, auto_offset_reset="earliest"
+    )
     await consumer.start()
+    out: list[tuple[int, int]] = []
     try:
         await consumer.topics()
         tps = [TopicPartition(CHANGELOG_TOPIC, p) for p in sorted(consumer.partitions_for_topic(CHANGELOG_TOPIC) or ())]
-        return dict(await consumer.end_offsets(tps))
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        idle = 0
+        async with asyncio.timeout(120):
+            while idle < 3:
+                batches = await consumer.getmany(timeout_ms=300)
+                idle = 0 if any(batches.values()) else idle + 1
+                for batch in batches.values():
+                    out += [
+                        (record.timestamp, len(record.key) + len(record.value or b""))
+                        for record in batch
+                        if record.key is not None and record.key.startswith(prefix)
+                    ]
     finally:
         await consumer.stop()
-
-
-async def _changelog_bytes(broker: str, start: dict[Any, int], end: dict[Any, int]) -> tuple[int, int]:
-    """(records, bytes of keys and values) on the changelog between the offsets ``start`` and ``end``."""
-    from aiokafka import AIOKafkaConsumer
-
-    consumer = AIOKafkaConsumer(bootstrap_servers=broker.removeprefix("kafka://"), fetch_max_wait_ms=100)
-    await consumer.start()
-    records = size = 0
-    try:
-        wanted = [tp for tp in end if end[tp] > start.get(tp, 0)]
-        consumer.assign(wanted)
-        for tp in wanted:
-            consumer.seek(tp, start.get(tp, 0))
-        remaining = set(wanted)
-        async with asyncio.timeout(60):
-            while remaining:
-                batches = await consumer.getmany(*remaining, timeout_ms=500)
-                for tp, batch in batches.items():
-                    for record in batch:
-                        if record.offset < end[tp]:
-                            records += 1
-                            size += len(record.key or b"") + len(record.value or b"")
-                    if await consumer.position(tp) >= end[tp]:
-                        remaining.discard(tp)
-    finally:
-        await consumer.stop()
-    return records, size
+    return out
 
 
 def changelog_growth(broker: str, alive: Callable[[], bool]) -> dict[str, Any]:
-    """Changelog bytes per event while the first and while the last results of long tournaments are applied."""
+    """Changelog bytes per event while the first and while the last results of long tournaments are applied.
+
+    A changelog record belongs to the part during which it was produced (its
+    timestamp): each part is produced only once every update of the part
+    before it was seen, and a worker produces an update only after its
+    changelog record is on the broker.
+    """
     openings, first, middle, last = changelog_parts(0)
     out: dict[str, Any] = {"players": CHANGELOG_PLAYERS, "tournaments": CHANGELOG_TOURNAMENTS}
+    windows: dict[str, tuple[float, float, int]] = {}
     for name, part in (("openings", openings), ("first", first), ("middle", middle), ("last", last)):
-        before = asyncio.run(_changelog_ends(broker))
+        began = time.time()
         seen = asyncio.run(measure(broker, "tracker-results", "tracker-standings", part, timeout=300, alive=alive))
         if seen["seen"] != len(part):
             raise RuntimeError(f"the changelog run saw {seen['seen']} of {len(part)} updates")
-        if name in ("first", "last"):
-            after = asyncio.run(_changelog_ends(broker))
-            records, size = asyncio.run(_changelog_bytes(broker, before, after))
-            out[name] = {"events": len(part), "records": records, "bytes": size, "per_event": size / len(part)}
+        windows[name] = (began, time.time(), len(part))
+    records = asyncio.run(_changelog_records(broker, b"changelog-0-"))
+    for name in ("first", "last"):
+        began, ended, events = windows[name]
+        mine = [size for stamp, size in records if 1000 * began <= stamp <= 1000 * ended]
+        out[name] = {"events": events, "records": len(mine), "bytes": sum(mine), "per_event": sum(mine) / events}
     return out
 
 
