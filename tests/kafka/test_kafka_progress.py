@@ -100,6 +100,21 @@ async def test_records_in_order_move_the_partition_on_and_are_stored_per_partiti
     assert seeks(progress) == []
 
 
+async def test_a_batch_stores_each_partitions_position_once_when_asked_and_only_if_it_moved() -> None:
+    table: dict[bytes, bytes] = {b"5": b"4"}
+    progress = progress_with(table)
+    for tp, offset in ((RESULTS_3, 0), (RESULTS_3, 1), (RESULTS_5, 2)):  # RESULTS_5's record is a re-delivery
+        progress.done(tp, offset, await progress.admit(tp, offset), store=False)
+    assert table == {b"5": b"4"}  # nothing written per record
+    progress.store(RESULTS_3)
+    progress.store(RESULTS_5)
+    assert table == {b"3": b"2", b"5": b"4"}
+    table.clear()
+    progress.store(RESULTS_3)  # stored already
+    assert table == {}
+    assert await progress.expected(RESULTS_3) == 2
+
+
 async def test_a_partition_starts_where_its_stored_progress_says() -> None:
     progress = progress_with({b"3": b"7"})
     assert await progress.expected(RESULTS_3) == 7

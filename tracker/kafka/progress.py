@@ -58,6 +58,7 @@ class Progress:
         self._next: dict[TP, int] = {}
         self._processed: dict[TP, int] = {}
         self._sought: dict[TP, float] = {}
+        self._unstored: set[TP] = set()
         self.activity: dict[TP, int] = {}
         self.in_hand: TP | None = None
         self.generation = 0
@@ -94,13 +95,27 @@ class Progress:
         self._sought.pop(tp, None)
         return Admit.NEXT
 
-    def done(self, tp: TP, offset: int, admitted: Admit) -> None:
-        """The agent applied the record at ``offset`` (call it in the agent, for the table)."""
+    def done(self, tp: TP, offset: int, admitted: Admit, *, store: bool = True) -> None:
+        """The agent applied the record at ``offset`` (call it in the agent, for the table).
+
+        With ``store=False`` the new position is written to the table only
+        by the next :meth:`store` of ``tp``: an agent that applies a batch
+        writes each partition's position once per batch, not once per record.
+        """
         self.in_hand = None
         self.activity[tp] = self.activity.get(tp, 0) + 1
         if admitted is Admit.NEXT and self._next.get(tp) == offset:
             self._next[tp] = offset + 1
-            self._table[_partition_key(tp)] = str(offset + 1).encode()
+            if store:
+                self._table[_partition_key(tp)] = str(offset + 1).encode()
+            else:
+                self._unstored.add(tp)
+
+    def store(self, tp: TP) -> None:
+        """Write ``tp``'s position to the table if :meth:`done` moved it without writing it (call it in the agent)."""
+        if tp in self._unstored:
+            self._unstored.discard(tp)
+            self._table[_partition_key(tp)] = str(self._next[tp]).encode()
 
     def published(self, tp: TP, offset: int, generation: int) -> None:
         """What the record at ``offset`` led to is produced: it may be committed (unless revoked since)."""
@@ -116,6 +131,7 @@ class Progress:
         self._next.clear()
         self._processed.clear()
         self._sought.clear()
+        self._unstored.clear()
         self.in_hand = None
         self.generation += 1
 
