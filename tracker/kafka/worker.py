@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -95,6 +96,10 @@ log = logging.getLogger(__name__)
 BATCH = 500
 """Records the agent takes at a time (fewer when no more arrive within ``BATCH_WITHIN`` seconds)."""
 BATCH_WITHIN = 0.01
+PRODUCER_BATCH_BYTES = 256 * 1024
+"""The producer's batch per partition (Faust's default is 16 KiB).  An update carries the whole
+standings (kilobytes), and the producer waits for the broker whenever a partition's batch is full,
+so small batches cap the worker at a few updates per partition per broker round trip."""
 _RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
 
 
@@ -158,6 +163,8 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
         )
         if value is not None
     }
+    if "PRODUCER_MAX_BATCH_SIZE" not in os.environ:  # Faust reads it there too: an explicit value would win
+        timeouts["producer_max_batch_size"] = PRODUCER_BATCH_BYTES
     app = App(
         APP_ID,
         broker=faust_broker(settings.broker),
@@ -205,9 +212,11 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     async def apply_results(stream: Any) -> None:
         """decode → apply → store → publish, a batch of records at a time, each in partition order."""
         async for events in stream.take_events(BATCH, within=BATCH_WITHIN):
+            last: dict[Any, Any] = {}  # per results partition, its last record in the batch
             for event in events:
                 make_current(event)  # the table writes below go to this record's changelog partition
                 tp, offset = event.message.tp, event.message.offset
+                last[tp] = event
                 admitted = await progress.admit(tp, offset)
                 if admitted is not Admit.SKIP:  # a skipped record comes again: it must not be committed
                     key = event.key
@@ -215,7 +224,10 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
                     if outcome.entry is not None:
                         table[outcome.entry[0]] = outcome.entry[1]  # Faust writes it to the changelog
                     await publisher.stage(tp, offset, outcome)  # may wait: the record is in hand until then
-                progress.done(tp, offset, admitted)
+                progress.done(tp, offset, admitted, store=False)
+            for tp, event in last.items():  # each partition's position, once per batch, after its entries
+                make_current(event)
+                progress.store(tp)
             for tournament, snapshot in processor.snapshots():  # once per tournament: the latest standings
                 await retrying(tournament, snapshots.send, key=tournament.encode(), value=snapshot)
             publisher.release()  # the updates follow once all of the above is on the broker
