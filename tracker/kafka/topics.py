@@ -10,17 +10,18 @@ topic                       cleanup   value        written by
 ==========================  ========  ===========  ====================================
 ``tracker-results``         delete    event JSON   replay, follow, gateways (submit)
 ``tracker-standings``       delete    ``update``   workers, one per accepted event
-``tracker-snapshots``       compact   ``snapshot`` workers, after every event
+``tracker-snapshots``       compact   ``snapshot`` workers, once per batch and tournament
 ``tracker-dead-letters``    delete    dead letter  workers, one per rejected event
-``tracker-tournaments-      compact   event log    workers (the Faust table's changelog)
+``tracker-tournaments-      compact   one event    workers (the Faust table's changelog)
 changelog``
 ``tracker-progress-         compact   offset       workers (the Faust table's changelog)
 changelog``
 ==========================  ========  ===========  ====================================
 
-The last two are the workers' state: per tournament its event log, and per
-results partition the offset of the next record to apply (keyed by the
-partition number, not a tournament id).
+The last two are the workers' state: per accepted event the event (keyed
+``tournament/seq``, see :mod:`tracker.kafka.processing`), and per results
+partition the offset of the next record to apply (keyed by the partition
+number, not a tournament id).
 
 All topics have the partition count of ``tracker-results``: the Faust table
 must be co-partitioned with the topic its agent consumes.

@@ -3,26 +3,36 @@
 How this works
 --------------
 
-One agent consumes ``tracker-results`` (keyed by tournament id).  Per
-record it runs the same recipe as the embedded processor: **decode → apply
-→ store → publish**:
+One agent consumes ``tracker-results`` (keyed by tournament id), taking
+the records in batches (``stream.take_events``: up to ``BATCH`` records, or
+what arrived within ``BATCH_WITHIN`` seconds).  Per record it runs the same
+recipe as the embedded processor: **decode → apply → store → publish**:
 
 1. :meth:`Processor.handle <tracker.kafka.processing.Processor.handle>`
    decodes the event and applies it with the core's ``apply`` to the live
-   tournament (rebuilt from the table's event log when needed);
-2. an accepted event's new event log is assigned to the table
-   ``tournaments`` (Faust writes it to the compacted changelog
-   ``tracker-tournaments-changelog``);
-3. the standings snapshot goes to the compacted ``tracker-snapshots``; then
-   :class:`~tracker.kafka.publisher.Publisher` flushes the producer (the changelog record and the
-   snapshot are on the broker, ``acks=all``) and sends the ``update`` to
-   ``tracker-standings``; a rejected event goes to ``tracker-dead-letters``
-   with its code and reason instead.  One flush serves every record applied
-   since the last one, so a burst of results costs one broker round trip.
+   tournament (rebuilt from the table's entries when needed);
+2. an accepted event's entry (``tournament/seq`` → the event) is assigned
+   to the table ``tournaments`` (Faust writes it to the compacted changelog
+   ``tracker-tournaments-changelog``): one record of the event's size,
+   however long the tournament;
+3. the outcome is staged with :class:`~tracker.kafka.publisher.Publisher`.
+
+Then, once per batch: each results partition's position is written to the
+``progress`` table, each tournament the batch touched gets **one**
+``snapshot`` on the compacted ``tracker-snapshots`` (its latest standings:
+only the latest matters), and the batch's outcomes are released to the
+publisher, which flushes the producer (the changelog records and the
+snapshots are on the broker, ``acks=all``) and then sends every accepted
+event's own ``update`` to ``tracker-standings``, in order (every seq still
+gets its update); a rejected event goes to ``tracker-dead-letters`` with
+its code and reason instead.  One flush serves every record applied since
+the last one, so a burst of results costs one broker round trip.
 
 Snapshot before update is what lets a gateway start from the snapshots and
-then follow the updates without a gap (see :mod:`tracker.kafka.feed`);
-changelog before update is what makes a seq mean one event for good.
+then follow the updates without a gap (see :mod:`tracker.kafka.feed`): an
+update of the batch never reaches the broker before a snapshot at least as
+new as it; changelog before update is what makes a seq mean one event for
+good.
 
 Delivery guarantee
 ------------------
@@ -32,12 +42,14 @@ offset is committed only after the agent finished the record and the
 producer was flushed.  A worker that dies (SIGKILL, OOM, lost node) before
 that commit has the records since the last commit re-delivered to
 whichever worker gets the partition, after that worker recovered the table
-from the changelog.  Such a record is either not in the recovered log (it
-is applied now, as if for the first time: no update of it was produced,
-since updates wait for the changelog) or already in it (``apply`` changes
-nothing: the tournament remembers every event id; its update is produced
-again, recomputed from the log, in case the crash came before the update
-reached the broker).  So every accepted event's update reaches
+from the changelog.  A worker killed mid-batch leaves on the changelog the
+entries of some prefix of the batch (a partition's records reach the
+broker in order).  Each re-delivered record is either not in the recovered
+entries (it is applied now, as if for the first time: no update of it was
+produced, since updates wait for the changelog) or already in them
+(``apply`` changes nothing: the tournament remembers every event id; its
+update is produced again, recomputed from the entries, in case the crash
+came before the update reached the broker).  So every accepted event's update reaches
 ``tracker-standings`` at least once, always with the same seq and bytes;
 gateways drop duplicates by seq.  The agent body never raises (a failed
 publish is retried), because Faust acknowledges a record whose processing
@@ -49,7 +61,8 @@ around a rebalance and can commit past them.  :class:`~tracker.kafka.progress.Pr
 results partition, the offset of the next record to apply, in the table
 ``progress`` (changelog ``tracker-progress-changelog``, recovered with the
 tournaments of the same partition).  The agent applies only that record
-and moves on by one; a record beyond it means records were dropped, and the
+and moves on by one (written to the table once per batch, after the
+batch's entries); a record beyond it means records were dropped, and the
 partition is sought back to the missing one (a partition that simply stops
 short is found by :meth:`tracker.kafka._faust_patch.Consumer._watch`).  A record below it is a
 re-delivery, applied again as above.  The committed offset follows what
