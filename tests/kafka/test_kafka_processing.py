@@ -11,6 +11,7 @@ from tests.builders import TID, bye, correct, fold_all, game, opened, withdraw
 from tracker.core.apply import apply
 from tracker.core.events import Event, encode_event
 from tracker.core.standings import standings
+from tracker.kafka.feed import KafkaBackend
 from tracker.kafka.processing import (
     Outcome,
     Processor,
@@ -257,3 +258,25 @@ def test_broker_urls_name_bootstrap_servers(url: str, servers: list[str]) -> Non
 def test_a_bad_broker_url_is_refused_with_a_reason(url: str) -> None:
     with pytest.raises(BrokerError, match="broker"):
         bootstrap_servers(url)
+
+
+def test_the_gateway_folds_the_entries_it_read_from_the_changelog_and_refolds_after_a_new_one() -> None:
+    events = scenario()
+    table: dict[bytes, bytes] = {}
+    processor = Processor()
+    for event in events:
+        run(processor, table, event)
+    backend = KafkaBackend(producer=None)
+    assert backend.state(TID) is None
+    for key, value in table.items():
+        parsed = parse_entry_key(key)
+        assert parsed is not None
+        if parsed[1] != 4:
+            backend.record_entry(*parsed, value)
+    partial = backend.state(TID)  # entry 4 not read yet: the entries before the hole
+    assert partial is not None and partial.seq == 3
+    backend.record_entry(TID, 4, table[entry_key(TID, 4)])
+    whole = backend.state(TID)
+    assert whole is not None and whole.seq == len(events)
+    assert standings(whole) == standings(fold_all(events))
+    assert backend.state(TID) is whole  # folded once until another entry comes
