@@ -275,6 +275,29 @@ async def test_nothing_is_sent_before_a_flush_succeeded(monkeypatch: pytest.Monk
     assert journal.entries == ["flush", ("standings", b"a", b"u")]
 
 
+async def test_staged_outcomes_wait_for_their_release_even_across_a_flush() -> None:
+    journal = Journal(sends=1)
+    progress = progress_with()
+    publisher = Publisher(journal.flush, journal.topic("standings"), journal.topic("dead-letters"), progress)
+    running = asyncio.ensure_future(publisher.run())
+    try:
+        await publisher.add(RESULTS_3, 0, Outcome("a", update=b"u-a-1"))
+        await publisher.stage(RESULTS_3, 1, Outcome("a", update=b"u-a-2"))  # its snapshot is not sent yet
+        async with asyncio.timeout(5):
+            await journal.all_sent.wait()
+        journal.sends, journal.all_sent = 2, asyncio.Event()
+        for _ in range(10):  # the publisher had every chance to go on
+            await asyncio.sleep(0)
+        assert journal.entries == ["flush", ("standings", b"a", b"u-a-1")]
+        assert progress.committable(RESULTS_3) == 1
+        publisher.release()
+        async with asyncio.timeout(5):
+            await journal.all_sent.wait()
+        assert journal.entries == ["flush", ("standings", b"a", b"u-a-1"), "flush", ("standings", b"a", b"u-a-2")]
+    finally:
+        running.cancel()
+
+
 # --- against the broker --------------------------------------------------------------------------
 
 FILE = data_file("fide-tec-exercise16-rr6.trf")
