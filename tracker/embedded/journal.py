@@ -86,10 +86,20 @@ class Journal:
             yield int(pos), bytes(body)
 
     def read_tournament(self, tournament: str) -> list[bytes]:
-        """The bodies of one tournament's events, in order."""
+        """The bodies of one tournament's committed events, in order (by the ``(tournament, pos)`` index).
+
+        Raises :class:`JournalError` when the database cannot be read.  Read
+        on the writer's connection: rows of a batch being committed are seen
+        too, so the caller reads only tournaments with nothing in flight (a
+        rebuild after a failed commit, which rolled back, or a compacted
+        tournament).
+        """
         assert self._db is not None
-        rows = self._db.execute("SELECT body FROM events WHERE tournament = ? ORDER BY pos", (tournament,))
-        return [bytes(body) for (body,) in rows]
+        try:
+            rows = self._db.execute("SELECT body FROM events WHERE tournament = ? ORDER BY pos", (tournament,))
+            return [bytes(body) for (body,) in rows]
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
 
     def count(self) -> int:
         assert self._db is not None

@@ -19,6 +19,20 @@ Two things make that hold for unlucky clients:
 If a commit fails, the tournaments whose events were in the failed batch
 are rebuilt from the journal at once (before any other event is applied),
 so the in-memory state never holds an event the journal does not.
+
+**Finished tournaments are compacted.**  A live :class:`Tournament` and its
+last :class:`Standings` cost about 50 KB for ten players, and a finished
+tournament rarely changes again.  Once a tournament is complete (every game
+in), has no event on its way to the journal and has been idle for
+``compact_after`` seconds, the processor drops both and remembers only its
+id: the journal holds every event it accepted, so the state is exactly
+``fold`` of the tournament's journalled events.  An event for a compacted
+tournament (a correction, a re-delivery whose id must be recognised)
+rehydrates it first, synchronously, then proceeds as for any live
+tournament; :meth:`EmbeddedProcessor.state` folds a transient copy for
+readers (TRF, projections, stakes, the arbiter's schedule) without keeping
+it.  The journal is never behind for a compacted tournament: compaction
+waits for its last commit.
 """
 
 from __future__ import annotations
@@ -36,20 +50,37 @@ from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload, standings_payload, update_message
 
+#: seconds a finished tournament stays live after its last accepted event (corrections reuse the live state)
+COMPACT_AFTER = 30.0
+
 
 class EmbeddedProcessor:
-    """Owns every tournament's state in this process; the gateway's backend in ``tracker up``."""
+    """Owns every tournament's state in this process; the gateway's backend in ``tracker up``.
 
-    def __init__(self, journal: Journal, metrics: Metrics) -> None:
+    ``states`` and ``last`` hold the live tournaments; ``compacted`` the ids
+    of the finished ones kept only in the journal (see the module docstring).
+    """
+
+    def __init__(self, journal: Journal, metrics: Metrics, *, compact_after: float = COMPACT_AFTER) -> None:
         self.journal = journal
         self.metrics = metrics
+        self.compact_after = compact_after
         self.states: dict[str, Tournament] = {}
         self.last: dict[str, Standings] = {}
+        self.compacted: set[str] = set()
         self.sink: Sink | None = None
         self._committing: dict[tuple[str, str], asyncio.Future[int]] = {}  # (tournament, event id) → its seq
+        self._in_flight: dict[str, int] = {}  # tournament → events of it on their way to the journal
+        self._idle: dict[str, asyncio.TimerHandle] = {}  # finished tournament → its compaction, once idle
         self._commits: set[asyncio.Task[None]] = set()
         journal.on_failure = self._rebuild
         metrics.gauges["tracker_journal_lag"] = lambda: journal.lag
+        metrics.gauges["tracker_tournaments_live"] = lambda: len(self.states)
+        metrics.gauges["tracker_tournaments_compacted"] = lambda: len(self.compacted)
+
+    def tournaments(self) -> int:
+        """How many tournaments this processor holds, live or compacted."""
+        return len(self.states) + len(self.compacted)
 
     def replay(self, rows: Iterable[tuple[int, bytes]], progress: Callable[[int], None] | None = None) -> int:
         """Fold journalled events ``(position, body)`` into the state (no updates); return how many.
@@ -82,9 +113,17 @@ class EmbeddedProcessor:
         return count
 
     def attach(self, sink: Sink) -> None:
+        """Install every tournament's standings into ``sink``, publish into it from now on.
+
+        Then the finished tournaments are compacted at once (their standings
+        now live in the sink): on start nobody is correcting them.
+        """
         self.sink = sink
         for s in self.last.values():
             sink.install(standings_payload(s))
+        for tid, state in list(self.states.items()):
+            if state.complete:
+                self._compact(tid)
 
     async def submit(self, event: Event) -> int:
         """Apply, journal and publish ``event``; return its seq once it is durable.
@@ -96,6 +135,10 @@ class EmbeddedProcessor:
         """
         tid = event.tournament
         key = (tid, event.id)
+        if (idle := self._idle.pop(tid, None)) is not None:
+            idle.cancel()
+        if tid in self.compacted:
+            self._rehydrate(tid)
         try:
             state, update = apply(self.states.get(tid), event, self.last.get(tid))
             if update is None:  # applied before (same content): share the original's fate if it is in flight
@@ -103,13 +146,17 @@ class EmbeddedProcessor:
                 original = self._committing.get(key)
                 if original is not None:
                     await asyncio.shield(original)
+                else:
+                    self._finished(tid)  # rehydrated for nothing: compact it again once idle
                 return seq
             payload = standings_payload(update.standings)
             message = update_message(update, payload)  # the rows are built once
         except EventRejected:
+            self._finished(tid)
             raise
         except Exception as exc:  # a bug or an unbounded input: never keep an event the journal will not have
             self._rebuild({tid})
+            self._finished(tid)
             raise EventRejected(
                 f"the event could not be applied ({type(exc).__name__})", code="internal-error"
             ) from exc
@@ -117,6 +164,7 @@ class EmbeddedProcessor:
         self.last[tid] = update.standings
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._committing[key] = done
+        self._in_flight[tid] = self._in_flight.get(tid, 0) + 1
         task = asyncio.create_task(self._commit(event, payload, message, update.seq, done), name=f"commit-{tid}")
         self._commits.add(task)
         task.add_done_callback(self._commits.discard)
@@ -137,20 +185,32 @@ class EmbeddedProcessor:
             done.set_result(seq)
         finally:
             self._committing.pop(key, None)
+            tid = event.tournament
+            if (left := self._in_flight[tid] - 1) == 0:
+                del self._in_flight[tid]
+                self._finished(tid)
+            else:
+                self._in_flight[tid] = left
             if not done.done():  # pragma: no cover - the journal raises only JournalError
                 done.set_exception(EventRejected("the event could not be written", code="not-durable"))
             if done.exception() is not None:
                 done.exception()  # retrieved: nobody may be waiting any more (the submitter disconnected)
 
     async def drain(self) -> None:
-        """Wait until every accepted event is journalled and published (or failed): on shutdown."""
+        """Wait until every accepted event is journalled and published (or failed): on shutdown.
+
+        Pending compactions are cancelled: the state is about to go anyway.
+        """
         while self._commits:
             await asyncio.gather(*self._commits, return_exceptions=True)
+        for idle in self._idle.values():
+            idle.cancel()
+        self._idle.clear()
 
     def _rebuild(self, tournaments: set[str]) -> None:
         """Reset tournaments to exactly what the journal holds."""
         for tid in tournaments:
-            state = fold(decode_event(body) for body in self.journal.read_tournament(tid))
+            state = self._fold(tid)
             if state is None:
                 self.states.pop(tid, None)
                 self.last.pop(tid, None)
@@ -158,5 +218,59 @@ class EmbeddedProcessor:
                 self.states[tid] = state
                 self.last[tid] = standings(state)
 
+    # -- compaction ---------------------------------------------------------------
+
+    def _fold(self, tid: str) -> Tournament | None:
+        """The tournament folded from its journalled events (``None``: none journalled).
+
+        Raises :class:`JournalError` when the journal cannot be read or holds
+        an event that cannot be replayed.
+        """
+        try:
+            return fold(decode_event(body) for body in self.journal.read_tournament(tid))
+        except (DecodeError, EventRejected) as exc:
+            raise JournalError(f"{self.journal.path}: tournament {tid} cannot be replayed: {exc}") from None
+
+    def _rehydrate(self, tid: str) -> None:
+        """Make compacted ``tid`` live again, exactly as the journal has it.
+
+        Raises :class:`EventRejected` (``not-durable``) when the journal
+        cannot be read: the event cannot be checked against the state, so it
+        is not taken; the tournament stays compacted.
+        """
+        try:
+            state = self._fold(tid)
+        except JournalError as exc:
+            raise EventRejected(str(exc), code="not-durable") from None
+        self.compacted.discard(tid)
+        if state is not None:
+            self.states[tid] = state
+            self.last[tid] = standings(state)
+
+    def _finished(self, tid: str) -> None:
+        """Schedule ``tid``'s compaction if it is finished and nothing of it is on its way to the journal."""
+        state = self.states.get(tid)
+        if state is None or not state.complete or tid in self._in_flight or tid in self._idle:
+            return
+        loop = asyncio.get_running_loop()
+        self._idle[tid] = loop.call_later(self.compact_after, self._compact, tid)
+
+    def _compact(self, tid: str) -> None:
+        """Drop finished ``tid``'s live state and standings; the journal holds every event of it."""
+        self._idle.pop(tid, None)
+        state = self.states.get(tid)
+        if state is None or not state.complete or tid in self._in_flight:
+            return  # changed since (a correction arrived, or one is still being written)
+        del self.states[tid], self.last[tid]
+        self.compacted.add(tid)
+
     def state(self, tournament: str) -> Tournament | None:
-        return self.states.get(tournament)
+        """The tournament's state: the live one, or for a compacted one a copy folded from the journal.
+
+        The copy is not kept (nor may it be changed: it is not the processor's).
+        Raises :class:`JournalError` when a compacted tournament cannot be read back.
+        """
+        state = self.states.get(tournament)
+        if state is None and tournament in self.compacted:
+            return self._fold(tournament)
+        return state
