@@ -155,6 +155,7 @@ class Journal:
                         item.done.set_exception(JournalError(f"journal write failed: {exc}"))
                 if self.on_failure is not None:
                     self.on_failure({item.tournament for item in failed})
+                del failed
             else:
                 self.appended += len(batch)
                 self.commits += 1
@@ -164,6 +165,7 @@ class Journal:
             finally:
                 for _ in batch:
                     self._queue.task_done()
+                batch.clear()  # not kept while waiting for the next: up to max_batch bodies and futures
 
     def _commit(self, batch: list[_Pending]) -> list[int]:
         db = self._db
