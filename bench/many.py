@@ -1,120 +1,142 @@
 """Workload 6: many tournaments at once in one process, against one tournament alone.
 
-In a fresh subprocess (so its memory is its own): open ``tournaments``
-10-player round robins, then feed their results round by round, every
-tournament's games of round 1, then of round 2, … — ten thousand events
-at once.  Per result the process does what ``EmbeddedProcessor.submit``
-does minus the journal and the sockets: ``apply`` (with the previous
-standings) → ``standings_payload`` → ``update_message`` →
-``Hub.publish``; it keeps, like the processor, every tournament's state and
-last standings, and the hub keeps each tournament's snapshot payload and
-its resume history.
+In a fresh subprocess (so its memory is its own), what ``tracker up`` runs:
+a real :class:`EmbeddedProcessor` over a real SQLite :class:`Journal` (in a
+temporary directory, ``durable=False`` so the disk's fsync is not what is
+measured) publishing into a :class:`Hub` built with the gateway's default
+limits.  Open ``tournaments`` 10-player round robins, then feed their
+results round by round — every tournament's games of round 1 submitted at
+once (``asyncio.gather`` of ``submit``), then round 2, … — ten thousand
+tournaments at once.  Each tournament is compacted as soon as its last
+result is durable (``compact_after=0``; ``tracker up`` waits
+:data:`~tracker.embedded.processor.COMPACT_AFTER` seconds of idleness first).
 
-Baseline: the same work for one tournament alone (opened, its 45 results
-applied, then dropped), repeated; half of the repetitions run before the
-many-tournament phase and half after.
+Baseline: the same work for one tournament alone (a fresh processor and
+journal, opened, its 45 results submitted round by round), repeated; half of
+the repetitions run before the many-tournament phase and half after.
 
 Memory per tournament: the RSS growth of the process divided by the
 number of tournaments (events are generated beforehand and freed before
 the last reading), and, in a second subprocess under ``tracemalloc``, the
-exact Python heap retained, split into the crosstable state, the last
-standings and the hub's share.
+exact Python heap retained, split into the hub's share and the processor's.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
 import sys
+import tempfile
 import time
 import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from bench.common import Result, Row, Sizes, fmt_pct, fmt_rate, median, python, rss_bytes, say, timed
 from bench.procs import start
 from bench.scenario import tournament
-from tracker.core.apply import apply
-from tracker.core.crosstable import Tournament
+from tracker.config import Limits
 from tracker.core.events import ResultRecorded, TournamentOpened
-from tracker.core.standings import Standings
+from tracker.embedded.journal import Journal
+from tracker.embedded.processor import EmbeddedProcessor
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
-from tracker.protocol import standings_payload, update_message
 
 PLAYERS = 10
 MEMORY_TARGET_KB = 20.0
+PROCESSOR_TARGET_KB = 10.0
 RATE_TARGET = 0.5
+NEVER = 1e9  # compact_after for a processor that keeps every tournament live (the comparison)
+
+Rounds = list[list[TournamentOpened | ResultRecorded]]
+
+
+def hub(metrics: Metrics) -> Hub:
+    """The hub as :class:`~tracker.gateway.serve.Gateway` builds it, with the default limits."""
+    limits = Limits()
+    return Hub(
+        metrics,
+        history=limits.history,
+        history_bytes=limits.history_bytes,
+        max_buffer=limits.max_buffer,
+        max_resume=limits.max_resume,
+    )
 
 
 class Live:
-    """The processor's per-tournament memory: states, last standings, and a hub."""
+    """``tracker up`` without the sockets: processor + journal publishing into a hub."""
 
-    def __init__(self) -> None:
-        self.states: dict[str, Tournament] = {}
-        self.last: dict[str, Standings] = {}
-        self.hub = Hub(Metrics())
+    def __init__(self, journal: Journal, *, compact: bool = True) -> None:
+        metrics = Metrics()
+        self.journal = journal
+        self.processor = EmbeddedProcessor(journal, metrics, compact_after=0.0 if compact else NEVER)
+        self.hub = hub(metrics)
+        self.processor.attach(self.hub)
 
-    def submit(self, event: TournamentOpened | ResultRecorded) -> None:
-        tid = event.tournament
-        state, update = apply(self.states.get(tid), event, self.last.get(tid))
-        assert update is not None
-        self.states[tid] = state
-        self.last[tid] = update.standings
-        self.hub.publish(standings_payload(update.standings), update_message(update))
+    async def submit_rounds(self, rounds: Rounds) -> list[float]:
+        """Submit each round's events at once (in order), a round after the previous is durable; results/s per round."""
+        rates = []
+        for events in rounds:
+            t0 = time.perf_counter()
+            await asyncio.gather(*(self.processor.submit(e) for e in events))
+            rates.append(len(events) / (time.perf_counter() - t0))
+        await asyncio.sleep(0)  # the compactions scheduled by the last commits
+        return rates
 
-    def drop(self, tid: str) -> None:
-        del self.states[tid], self.last[tid], self.hub.channels[tid]
+
+def _bytes_on_disk(directory: Path, pattern: str) -> int:
+    return sum(f.stat().st_size for f in directory.glob(pattern))
 
 
 def _generate(count: int, prefix: str) -> list[tuple[TournamentOpened, list[ResultRecorded]]]:
     return [tournament(f"{prefix}{k:06d}", PLAYERS, seed=13) for k in range(count)]
 
 
-def single_rates(count: int) -> list[float]:
-    """Results/s of one tournament alone, ``count`` times (opening not timed)."""
+def _by_round(batches: Sequence[tuple[TournamentOpened, list[ResultRecorded]]]) -> Rounds:
+    """Round 0 (every opening), then every tournament's games of round 1, of round 2, …"""
+    last = max(e.round for e in batches[0][1])
+    rounds: Rounds = [[opened for opened, _ in batches]]
+    rounds += [[e for _, results in batches for e in results if e.round == r] for r in range(1, last + 1)]
+    return rounds
+
+
+async def single_rates(count: int, directory: Path) -> list[float]:
+    """Results/s of one tournament alone, ``count`` times (opening not timed), each with its own journal."""
     rates = []
-    clock = time.perf_counter
-    for opened, results in _generate(count, "alone"):
-        live = Live()
-        live.submit(opened)
-        t0 = clock()
-        for event in results:
-            live.submit(event)
-        rates.append(len(results) / (clock() - t0))
-        live.drop(opened.tournament)
+    for k, batch in enumerate(_generate(count, "alone")):
+        rounds = _by_round([batch])
+        async with Journal(directory / f"alone-{k}.sqlite3", durable=False) as journal:
+            live = Live(journal)
+            await live.submit_rounds(rounds[:1])
+            t0 = time.perf_counter()
+            await live.submit_rounds(rounds[1:])
+            rates.append(sum(len(r) for r in rounds[1:]) / (time.perf_counter() - t0))
+            assert live.processor.compacted == {batch[0].tournament}
     return rates
 
 
-def many(count: int, singles: int) -> dict[str, object]:
-    before_single = single_rates(singles // 2)
-    gc.collect()
-    rss0 = rss_bytes()
-    batches = _generate(count, "many")
-    live = Live()
-    for opened, _ in batches:
-        live.submit(opened)
-    rounds = max(e.round for e in batches[0][1])
-    by_round = [[[e for e in results if e.round == r] for _, results in batches] for r in range(1, rounds + 1)]
-    total = 0
-    round_rates = []
-    t_all = 0.0
-    for games in by_round:
-        t0 = time.perf_counter()
-        n = 0
-        for tournament_games in games:
-            for event in tournament_games:
-                live.submit(event)
-                n += 1
-        spent = time.perf_counter() - t0
-        t_all += spent
-        total += n
-        round_rates.append(n / spent)
-    del batches, by_round, games
-    gc.collect()
-    rss1 = rss_bytes()
-    after_single = single_rates(singles - singles // 2)
-    assert len(live.states) == count
+async def many(count: int, singles: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="bench-many-") as tmp:
+        directory = Path(tmp)
+        before_single = await single_rates(singles // 2, directory)
+        gc.collect()
+        rss0 = rss_bytes()
+        async with Journal(directory / "many.sqlite3", durable=False) as journal:
+            live = Live(journal)
+            rounds = _by_round(_generate(count, "many"))
+            await live.submit_rounds(rounds[:1])
+            round_rates = await live.submit_rounds(rounds[1:])
+            total = sum(len(r) for r in rounds[1:])
+            t_all = sum(len(r) / rate for r, rate in zip(rounds[1:], round_rates, strict=True))
+            del rounds
+            gc.collect()
+            rss1 = rss_bytes()
+            assert len(live.processor.compacted) == count and not live.processor.states
+            journal_bytes = _bytes_on_disk(directory, "many.sqlite3*")
+            after_single = await single_rates(singles - singles // 2, directory)
     return {
         "tournaments": count,
         "results": total,
@@ -123,53 +145,46 @@ def many(count: int, singles: int) -> dict[str, object]:
         "single_rates": before_single + after_single,
         "rss_per_tournament": (rss1 - rss0) / count,
         "rss_growth": rss1 - rss0,
+        "journal_bytes_per_tournament": journal_bytes / count,
     }
 
 
-def traced(count: int) -> dict[str, object]:
-    """Python heap retained per tournament (tracemalloc), and its split."""
-    tracemalloc.start()
-    gc.collect()
-    base = tracemalloc.get_traced_memory()[0]
-    batches = _generate(count, "traced")
-    live = Live()
-    for opened, _ in batches:
-        live.submit(opened)
-    for r in range(1, max(e.round for e in batches[0][1]) + 1):
-        for _, results in batches:
-            for event in results:
-                if event.round == r:
-                    live.submit(event)
-    del batches
-    gc.collect()
-    total = tracemalloc.get_traced_memory()[0] - base
-    history = sum(len(m) for ch in live.hub.channels.values() for _, m in ch.history)
-    live.hub = Hub(Metrics())
-    gc.collect()
-    no_hub = tracemalloc.get_traced_memory()[0] - base
-    live.last = {}
-    gc.collect()
-    state_only = tracemalloc.get_traced_memory()[0] - base
-    # the crosstable state, attribute by attribute: drop each one from every tournament in turn
-    parts: dict[str, float] = {}
-    states = list(live.states.values())
-    current = tracemalloc.get_traced_memory()[0]
-    for name in Tournament.__slots__:
-        for state in states:
-            setattr(state, name, None)
-        gc.collect()
-        now = tracemalloc.get_traced_memory()[0]
-        parts[name] = (current - now) / count
-        current = now
-    tracemalloc.stop()
+async def traced(count: int, compact: bool = True) -> dict[str, object]:
+    """Python heap retained per tournament (tracemalloc), split into the hub's share and the processor's.
+
+    ``compact=False``: finished tournaments stay live (what the processor kept before compaction).
+    """
+    with tempfile.TemporaryDirectory(prefix="bench-many-") as tmp:
+        async with Journal(Path(tmp) / "traced.sqlite3", durable=False) as journal:
+            tracemalloc.start()
+            gc.collect()
+            base = tracemalloc.get_traced_memory()[0]
+            live = Live(journal, compact=compact)
+            rounds = _by_round(_generate(count, "traced"))
+            await live.submit_rounds(rounds[:-1])
+            gc.collect()
+            live_total = tracemalloc.get_traced_memory()[0] - base  # every tournament live, one round to go
+            await live.submit_rounds(rounds[-1:])
+            del rounds
+            gc.collect()
+            processor = live.processor
+            assert len(processor.compacted if compact else processor.states) == count
+            total = tracemalloc.get_traced_memory()[0] - base
+            history = sum(ch.history.weight for ch in live.hub.channels.values())
+            processor.sink = None
+            live.hub.channels.clear()  # the hub's per-tournament share (the hub itself stays: metrics gauges hold it)
+            gc.collect()
+            no_hub = tracemalloc.get_traced_memory()[0] - base
+            ids = sum(sys.getsizeof(tid) for tid in processor.compacted) + sys.getsizeof(processor.compacted)
+            tracemalloc.stop()
     return {
         "tournaments": count,
         "total_per_tournament": total / count,
         "hub_per_tournament": (total - no_hub) / count,
         "history_bytes_per_tournament": history / count,
-        "standings_per_tournament": (no_hub - state_only) / count,
-        "state_per_tournament": state_only / count,
-        "state_parts": dict(sorted(parts.items(), key=lambda kv: -kv[1])),
+        "processor_per_tournament": no_hub / count,
+        "compacted_ids_per_tournament": ids / count,
+        "live_per_tournament": live_total / count,
     }
 
 
@@ -180,12 +195,16 @@ def run(sizes: Sizes) -> Result:
         main = _child(["--many", str(sizes.many_tournaments), "--single", str(sizes.many_single)])
         say(f"  many: tracemalloc over {sizes.many_traced:,} tournaments (subprocess)")
         heap = _child(["--traced", str(sizes.many_traced)])
+        say(f"  many: tracemalloc over {sizes.many_traced:,} tournaments kept live (subprocess)")
+        kept = _child(["--traced", str(sizes.many_traced), "--keep-live"])
         single = median(main["single_rates"])
         ratio = main["rate"] / single
         rss_kb = main["rss_per_tournament"] / 1024
         heap_kb = heap["total_per_tournament"] / 1024
-        core_kb = (heap["state_per_tournament"] + heap["standings_per_tournament"]) / 1024
-        result.raw = {"many": main, "traced": heap}
+        hub_kb = heap["hub_per_tournament"] / 1024
+        processor_kb = heap["processor_per_tournament"] / 1024
+        kept_kb = kept["processor_per_tournament"] / 1024
+        result.raw = {"many": main, "traced": heap, "traced_live": kept}
         result.rows.append(
             Row(
                 workload="many tournaments at once: results/s",
@@ -210,47 +229,41 @@ def run(sizes: Sizes) -> Result:
         )
         result.rows.append(
             Row(
-                workload="memory per tournament, processor only (state + last standings)",
+                workload="memory per tournament: hub | processor",
                 size=f"{heap['tournaments']:,} finished 10-player RR (tracemalloc)",
-                measured=(
-                    f"{core_kb:,.1f} KB = crosstable state {heap['state_per_tournament'] / 1024:,.1f} KB + "
-                    f"standings {heap['standings_per_tournament'] / 1024:,.1f} KB"
-                ),
-                baseline="—",
-                ratio="—",
-                target=f"≤ {MEMORY_TARGET_KB:g} KB",
-                met=core_kb <= MEMORY_TARGET_KB,
+                measured=f"hub {hub_kb:,.1f} KB | processor {processor_kb:,.2f} KB",
+                baseline=f"processor keeping them live {kept_kb:,.1f} KB",
+                ratio=f"{100 * processor_kb / kept_kb:.1f}%",
+                target=f"processor ≤ {PROCESSOR_TARGET_KB:g} KB",
+                met=processor_kb <= PROCESSOR_TARGET_KB,
             )
         )
         result.notes.append(
-            "Per result, both phases run `apply` (previous standings passed in) → `standings_payload` → "
-            "`update_message` → `Hub.publish`, i.e. `EmbeddedProcessor.submit` without the journal and the "
-            "sockets. The many-tournament phase opens every tournament, then applies round 1 of all of them, "
-            "round 2 of all, and so on. 'Alone' opens one tournament, applies its 45 results, drops it; half of "
-            "those runs happen before the many-tournament phase, half after. Memory: RSS growth of the subprocess "
-            "over the phase (the generated events are freed before the reading), and the Python heap retained "
-            "under `tracemalloc` in a second subprocess, split by dropping the hub, then the last standings. "
-            f"Hub share: {heap['hub_per_tournament'] / 1024:,.1f} KB per tournament, of which "
-            f"{heap['history_bytes_per_tournament'] / 1024:,.1f} KB are the 45 encoded `update` messages kept for "
-            "resume with `since` (`Limits.history` = 2,000 updates per tournament, so a finished round robin keeps "
-            "all of them)."
+            "Both phases run what `tracker up` runs, minus the sockets: `EmbeddedProcessor.submit` (apply → "
+            "standings payload → update message → SQLite journal, group-committed, `durable=False` so the disk's "
+            "fsync is not measured → `Hub.publish`), each round's games submitted at once. The many-tournament "
+            "phase opens every tournament, then submits round 1 of all of them, round 2 of all, and so on. 'Alone' "
+            "opens one tournament with its own journal and submits its 45 results round by round; half of those "
+            "runs happen before the many-tournament phase, half after. A finished tournament is compacted as soon "
+            "as its last result is durable (`tracker up` waits until it has been idle for `COMPACT_AFTER` = 30 s): "
+            "the processor keeps its id, and folds it back from the journal when an event or a reader needs it. "
+            "Memory: RSS growth of the subprocess over the phase (the generated events are freed before the "
+            "reading; SQLite's page cache included), and the Python heap retained under `tracemalloc` in a second "
+            "subprocess, split by dropping the hub. "
+            f"Hub share: {hub_kb:,.1f} KB per tournament, of which "
+            f"{heap['history_bytes_per_tournament'] / 1024:,.1f} KB are the encoded `update` messages kept for "
+            "resume with `since`. Processor share: "
+            f"{heap['compacted_ids_per_tournament']:,.0f} bytes of it the compacted tournament's id. "
+            f"The journal on disk: {main['journal_bytes_per_tournament'] / 1024:,.1f} KB per tournament. "
+            f"One round before the end, every tournament still live, the heap was "
+            f"{heap['live_per_tournament'] / 1024:,.1f} KB per tournament (hub and processor)."
         )
         if max(rss_kb, heap_kb) > MEMORY_TARGET_KB:
             result.notes.append(
-                f"**What limits it.** Of the {heap_kb:,.0f} KB per tournament, the hub holds "
-                f"{heap['hub_per_tournament'] / 1024:,.0f} KB: every `update` message of the tournament, encoded "
-                "(3–4 KB each, the full rows), kept for `since` resume, plus the snapshot payload as Python dicts. "
-                f"The processor's own share is {core_kb:,.0f} KB, almost all of it the crosstable state below — one "
-                "Python object per game and player (entries, the pairwise `versus` sums, `meetings`, the cached "
-                "crosstable lines, the applied event ids). Reaching 20 KB needs both a bounded resume history "
-                "(by bytes, or only while a tournament has subscribers, falling back to a snapshot as the protocol "
-                "already allows) and a flatter state (flat per-pair arrays instead of dicts of lists)."
+                f"**What limits it.** Of the {heap_kb:,.0f} KB per finished tournament, the hub holds "
+                f"{hub_kb:,.0f} KB: the tournament's `update` messages kept for `since` resume, plus the snapshot "
+                f"payload as Python dicts; the processor {processor_kb:,.2f} KB."
             )
-        parts = [f"`{name}` {size / 1024:,.1f} KB" for name, size in heap["state_parts"].items() if size >= 256]
-        result.notes.append(
-            "Where the crosstable state's bytes are (tracemalloc, per finished 10-player round robin, attributes "
-            "of `Tournament` ≥ 0.25 KB): " + ", ".join(parts) + "."
-        )
     return result
 
 
@@ -267,8 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--many", type=int)
     p.add_argument("--single", type=int, default=100)
     p.add_argument("--traced", type=int)
+    p.add_argument("--keep-live", action="store_true", help="with --traced: no compaction (the comparison)")
     args = p.parse_args(argv)
-    out = many(args.many, args.single) if args.many else traced(args.traced)
+    out = asyncio.run(many(args.many, args.single) if args.many else traced(args.traced, not args.keep_live))
     print("RESULT " + json.dumps(out), flush=True)
     return 0
 
