@@ -161,6 +161,26 @@ async def test_correction_and_redeliveries_to_a_compacted_tournament_behave_as_t
     assert messages["compacted"] == messages["live"]
 
 
+async def test_events_in_flight_when_a_tournament_finishes_are_kept_and_compaction_waits_for_them(
+    tmp_path: Path,
+) -> None:
+    events = round_robin()
+    last, fix = events[-1], correct(1, *berger(4)[0].pairs[0], "0-1", id="fix-in-flight")
+    together = [last, fix, last, fix]  # the finishing result, a correction, both re-delivered, all at once
+    seen = {}
+    for name, compact_after in (("live", NEVER), ("compacted", 0.0)):
+        async with processor(tmp_path / f"{name}.sqlite3", compact_after) as (proc, sink):
+            await feed(proc, events[:-1])
+            answers = await asyncio.gather(*(outcome(proc, e) for e in together))
+            if compact_after == 0.0:
+                await until_compacted(proc)
+            state = proc.state(TID)
+            assert state is not None
+            seen[name] = (answers, sink.published, standings_json(standings(state)))
+    assert seen["compacted"] == seen["live"]
+    assert seen["live"][0] == [len(events), len(events) + 1, len(events) + 1, len(events) + 1]
+
+
 async def test_a_restart_replays_compacted_tournaments_and_a_later_correction_behaves_as_before(
     tmp_path: Path,
 ) -> None:
