@@ -78,10 +78,6 @@ class EmbeddedProcessor:
         metrics.gauges["tracker_tournaments_live"] = lambda: len(self.states)
         metrics.gauges["tracker_tournaments_compacted"] = lambda: len(self.compacted)
 
-    def tournaments(self) -> int:
-        """How many tournaments this processor holds, live or compacted."""
-        return len(self.states) + len(self.compacted)
-
     def replay(self, rows: Iterable[tuple[int, bytes]], progress: Callable[[int], None] | None = None) -> int:
         """Fold journalled events ``(position, body)`` into the state (no updates); return how many.
 
