@@ -55,11 +55,16 @@ NEVER = 1e9  # compact_after for a processor that keeps every tournament live (t
 Rounds = list[list[TournamentOpened | ResultRecorded]]
 
 
-def hub(metrics: Metrics) -> Hub:
-    """The hub as :class:`~tracker.gateway.serve.Gateway` builds it, with the default limits."""
+def hub(metrics: Metrics, compact_after: float) -> Hub:
+    """The hub as :class:`~tracker.gateway.serve.Gateway` builds it, with the default limits.
+
+    ``compact_after``: seconds a finished tournament keeps its whole resume history (the gateway's default
+    is ten minutes; the benchmark measures what a finished tournament costs after that, so it passes 0).
+    """
     limits = Limits()
     return Hub(
         metrics,
+        compact_after=compact_after,
         history=limits.history,
         history_bytes=limits.history_bytes,
         max_buffer=limits.max_buffer,
@@ -74,7 +79,7 @@ class Live:
         metrics = Metrics()
         self.journal = journal
         self.processor = EmbeddedProcessor(journal, metrics, compact_after=0.0 if compact else NEVER)
-        self.hub = hub(metrics)
+        self.hub = hub(metrics, 0.0 if compact else NEVER)
         self.processor.attach(self.hub)
 
     async def submit_rounds(self, rounds: Rounds) -> list[float]:
