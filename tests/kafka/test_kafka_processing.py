@@ -11,7 +11,7 @@ from tests.builders import TID, bye, correct, fold_all, game, opened, withdraw
 from tracker.core.apply import apply
 from tracker.core.events import Event, encode_event
 from tracker.core.standings import standings
-from tracker.kafka.feed import KafkaBackend
+from tracker.kafka.feed import Feed, KafkaBackend
 from tracker.kafka.processing import (
     Outcome,
     Processor,
@@ -280,3 +280,42 @@ def test_the_gateway_folds_the_entries_it_read_from_the_changelog_and_refolds_af
     assert whole is not None and whole.seq == len(events)
     assert standings(whole) == standings(fold_all(events))
     assert backend.state(TID) is whole  # folded once until another entry comes
+
+
+def older_log(events: list[Event]) -> bytes:
+    """A table value in the layout before one entry per event: the whole log, a JSON array, under the id."""
+    return b"[" + b",".join(encode_event(e) for e in events) + b"]"
+
+
+def test_a_table_recovered_from_the_older_whole_log_layout_keeps_its_tournaments_and_goes_on_from_them() -> None:
+    events = scenario()
+    before, after = events[:6], events[6:]
+    table: dict[bytes, bytes] = {KEY: older_log(before)}  # what an older worker's changelog restores
+    processor = Processor()
+    for event in after:
+        run(processor, table, event)
+    # the next events continue the seq of the older log: nothing was lost, nothing re-numbered
+    assert set(table) == {KEY} | {entry_key(TID, seq) for seq in range(len(before) + 1, len(events) + 1)}
+    assert read_entries(stored_entries(table, TID)) == events
+    assert run(Processor(), table, before[2]).update == expected_messages(events[:3])[2][0]  # a re-delivery
+    fresh = Processor()  # a restarted worker
+    outcome = run(fresh, table, game(4, 2, 5, "1-0"))
+    assert outcome.dead_letter is None and outcome.entry == (entry_key(TID, len(events) + 1), outcome.entry[1])
+
+
+def test_the_gateway_reads_a_changelog_record_in_the_older_layout_as_the_tournaments_first_entries() -> None:
+    events = scenario()
+    backend = KafkaBackend(producer=None)
+
+    class Record:
+        def __init__(self, key: bytes, value: bytes) -> None:
+            self.key, self.value = key, value
+
+    feed = object.__new__(Feed)
+    feed.backend = backend
+    feed._changelog(Record(KEY, older_log(events[:6])))
+    feed._changelog(Record(entry_key(TID, 7), encode_event(events[6])))
+    feed._changelog(Record(b"other", b"not json"))  # neither layout: skipped, with a warning
+    state = backend.state(TID)
+    assert state is not None and state.seq == 7
+    assert standings(state) == standings(fold_all(events[:7]))

@@ -59,7 +59,7 @@ from tracker.core.events import Event
 from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
 from tracker.gateway.serve import serve
-from tracker.kafka.processing import decode_dead_letter, parse_entry_key, rebuild
+from tracker.kafka.processing import decode_dead_letter, legacy_log, parse_entry_key, rebuild
 from tracker.kafka.producer import results_producer, send_event
 from tracker.kafka.topics import (
     BROKER_WAIT,
@@ -320,6 +320,15 @@ class Feed:
         entry = None if record.key is None else parse_entry_key(record.key)
         if entry is not None:
             self.backend.record_entry(*entry, record.value)
+        elif record.key is not None and record.value:  # the older layout: a tournament's whole log under its id
+            try:
+                older = legacy_log(record.value)
+            except DecodeError:
+                log.warning("skipping a changelog record that is neither an entry nor an older log")
+                return
+            tournament = record.key.decode("utf-8", "replace")
+            for seq, body in enumerate(older, start=1):
+                self.backend.record_entry(tournament, seq, body)
 
 
 async def _all_partitions(consumer: Any, *topics: str) -> list[Any]:

@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 
 SEPARATOR: Final = "/"
 _json: Final = msgspec.json.Encoder(decimal_format="number")
+_legacy_decoder: Final = msgspec.json.Decoder(list[msgspec.Raw])
 
 
 class Entries(Protocol):
@@ -111,9 +112,30 @@ def parse_entry_key(key: bytes) -> tuple[str, int] | None:
     return tournament, int(seq)
 
 
+def legacy_log(value: bytes | None) -> list[bytes]:
+    """The events of a value in the table's older layout (the whole log under the tournament id), else none.
+
+    That layout is read, never written: a table recovered from an older
+    worker's changelog keeps its tournaments (their events are seqs 1 to
+    the log's length, and entries continue from there).  Raises
+    :class:`DecodeError` for a value that is not a JSON array.
+    """
+    if not value:
+        return []
+    try:
+        return [bytes(raw) for raw in _legacy_decoder.decode(value)]
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"a table value in the older layout is not a JSON array of events: {exc}") from exc
+
+
 def stored_entries(table: Entries, tournament: str) -> Iterator[bytes]:
-    """The tournament's entries in the table, from seq 1 to the first one missing."""
-    seq = 1
+    """The tournament's entries in the table, from seq 1 to the first one missing.
+
+    A log in the older layout (:func:`legacy_log`) under the tournament id comes first.
+    """
+    older = legacy_log(table.get(tournament.encode()))
+    yield from older
+    seq = len(older) + 1
     while (body := table.get(entry_key(tournament, seq))) is not None:
         yield body
         seq += 1
