@@ -271,8 +271,8 @@ def run(sizes: Sizes) -> Result:
             "reading; SQLite's page cache included), and the Python heap retained under `tracemalloc` in a second "
             "subprocess, split by dropping the hub. "
             f"Hub share: {hub_kb:,.1f} KB per tournament, of which "
-            f"{heap['history_bytes_per_tournament'] / 1024:,.1f} KB are the encoded `update` messages kept for "
-            "resume with `since`. Processor share: "
+            f"{heap['history_bytes_per_tournament'] / 1024:,.1f} KB are the newest field deltas kept for "
+            "resume with `since` (the rest: the snapshot, zlib-compressed). Processor share: "
             f"{heap['compacted_ids_per_tournament']:,.0f} bytes of it the compacted tournament's id. "
             f"The journal on disk: {main['journal_bytes_per_tournament'] / 1024:,.1f} KB per tournament. "
             f"One round before the end, every tournament still live, the heap was "
@@ -280,9 +280,14 @@ def run(sizes: Sizes) -> Result:
         )
         if max(rss_kb, heap_kb) > MEMORY_TARGET_KB:
             result.notes.append(
-                f"**What limits it.** Of the {heap_kb:,.0f} KB per finished tournament, the hub holds "
-                f"{hub_kb:,.0f} KB: the tournament's `update` messages kept for `since` resume, plus the snapshot "
-                f"payload as Python dicts; the processor {processor_kb:,.2f} KB."
+                f"**What limits it.** What a finished tournament keeps is {heap_kb:,.1f} KB of Python heap "
+                f"(hub {hub_kb:,.1f} KB: its compressed snapshot and newest deltas; processor {processor_kb:,.2f} "
+                "KB). The RSS is the peak's: with every tournament live at once, one round before the end, the "
+                f"heap held {heap['live_per_tournament'] / 1024:,.0f} KB per tournament, and the memory freed by "
+                "compaction stays with the process, scattered between live objects (pymalloc arenas and the C "
+                "heap are returned to the system only when wholly free). Reaching 20 KB of RSS needs a smaller "
+                "live state at the peak (the crosstable's Entry objects, cached result lines and applied ids are "
+                "most of it), not a smaller finished one."
             )
     return result
 
