@@ -405,21 +405,29 @@ class SnapshotMessage(StandingsPayload):
     type: Literal["snapshot"]
 
 
-class UpdateMessage(StandingsPayload):
-    """One accepted event: the event, what it changed and why, and the full new rows.
+class EventFields(TypedDict):
+    """What one accepted event did, in every ``update`` (full or delta).
 
     ``changed`` are the start numbers whose rank, points or tie-breaks moved,
     ``reached``/``fell`` those who crossed the 50% line, ``summary`` one
-    sentence for people.  ``seq`` increases strictly from one update to the next.
+    sentence for people.
     """
 
-    type: Literal["update"]
     event: Event
     changed: list[int]
     reached: list[int]
     fell: list[int]
     qualification: list[QualificationJSON]
     summary: str
+
+
+class UpdateMessage(StandingsPayload, EventFields):
+    """One accepted event: the event, what it changed and why (:class:`EventFields`), and the full new rows.
+
+    ``seq`` increases strictly from one update to the next.
+    """
+
+    type: Literal["update"]
 
 
 class AckMessage(TypedDict):
@@ -555,7 +563,7 @@ class DeltaRowJSON(TypedDict):
     results: NotRequired[list[tuple[int, int, str, str]]]
 
 
-class DeltaMessage(TypedDict):
+class DeltaMessage(EventFields):
     """An ``update`` for a subscriber that asked for ``"updates": "delta"`` (protocol v1.1).
 
     The event fields as in a full update; of the standings only what changed since ``seq - 1``: the
@@ -577,12 +585,6 @@ class DeltaMessage(TypedDict):
     games_played: NotRequired[int]
     codes: NotRequired[list[str]]
     scoring: NotRequired[dict[str, float]]
-    event: Event
-    changed: list[int]
-    reached: list[int]
-    fell: list[int]
-    qualification: list[QualificationJSON]
-    summary: str
     rows: list[DeltaRowJSON]
     order: NotRequired[list[int]]
     digest: int

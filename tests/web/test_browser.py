@@ -317,14 +317,15 @@ def test_overlay_reports_bad_parameters_once_ignores_them_and_can_hide_the_conne
     assert overlay.locator("#status").get_attribute("title") == "connection: reconnecting…"
 
 
-def test_overlay_fills_a_gap_by_resubscribing_with_since(
-    tracker_factory: Callable[..., RunningTracker], pages: Pages
-) -> None:
-    tracker = tracker_factory()
-    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
-    tid = tf.opened.tournament
+def proxied_overlay(
+    pages: Pages,
+    tracker: RunningTracker,
+    tid: str,
+    edit: Callable[[dict[str, Any], str | bytes], str | bytes | None],
+) -> tuple[Any, list[dict[str, Any]]]:
+    """An overlay page whose websocket goes through a proxy in the test: what the page sends is recorded
+    (returned), what the server sends passes through ``edit(decoded, raw)`` (``None``: dropped)."""
     sent: list[dict[str, Any]] = []
-    dropped: list[int] = []
 
     def route(ws: Any) -> None:
         server = ws.connect_to_server()
@@ -334,11 +335,9 @@ def test_overlay_fills_a_gap_by_resubscribing_with_since(
             server.send(message)
 
         def from_server(message: str | bytes) -> None:
-            m = json.loads(message)
-            if m.get("type") == "update" and m.get("seq") == 5 and not dropped:
-                dropped.append(5)  # lost on the way: the page must notice seq 6 does not follow 4
-                return
-            ws.send(message)
+            forwarded = edit(json.loads(message), message)
+            if forwarded is not None:
+                ws.send(forwarded)
 
         ws.on_message(from_page)
         server.on_message(from_server)
@@ -346,6 +345,24 @@ def test_overlay_fills_a_gap_by_resubscribing_with_since(
     overlay = pages.open()
     overlay.route_web_socket(re.compile(r"/ws$"), route)
     overlay.goto(f"{tracker.http_url}/overlay/{tid}")
+    return overlay, sent
+
+
+def test_overlay_fills_a_gap_by_resubscribing_with_since(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
+    tid = tf.opened.tournament
+    dropped: list[int] = []
+
+    def drop_seq_5(m: dict[str, Any], message: str | bytes) -> str | bytes | None:
+        if m.get("type") == "update" and m.get("seq") == 5 and not dropped:
+            dropped.append(5)  # lost on the way: the page must notice seq 6 does not follow 4
+            return None
+        return message
+
+    overlay, sent = proxied_overlay(pages, tracker, tid, drop_seq_5)
     wait_seq(overlay, 0)
     with arbiter_of(tracker) as arbiter:
         seq = arbiter.submit_all(events_of(tf))
@@ -364,19 +381,11 @@ def test_the_pages_digest_is_pythons_on_every_delta_of_a_whole_tournament(
     tid = tf.opened.tournament
     frames: list[dict[str, Any]] = []
 
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
-        ws.on_message(lambda message: server.send(message))
+    def keep(m: dict[str, Any], message: str | bytes) -> str | bytes:
+        frames.append(m)
+        return message
 
-        def from_server(message: str | bytes) -> None:
-            frames.append(json.loads(message))
-            ws.send(message)
-
-        server.on_message(from_server)
-
-    overlay = pages.open()
-    overlay.route_web_socket(re.compile(r"/ws$"), route)
-    overlay.goto(f"{tracker.http_url}/overlay/{tid}")
+    overlay, _ = proxied_overlay(pages, tracker, tid, keep)
     spectator = pages.open(f"{tracker.http_url}/t/{tid}")
     wait_seq(overlay, 0)
     wait_seq(spectator, 0)
@@ -404,30 +413,16 @@ def test_a_delta_whose_digest_does_not_match_makes_the_page_start_over_from_a_sn
     tracker = tracker_factory()
     tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")))
     tid = tf.opened.tournament
-    sent: list[dict[str, Any]] = []
     spoiled: list[int] = []
 
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
+    def spoil_seq_5(m: dict[str, Any], message: str | bytes) -> str | bytes:
+        if m.get("type") == "update" and m.get("seq") == 5 and not spoiled:
+            spoiled.append(5)
+            m["digest"] = (m["digest"] + 1) % 2**32  # a delta applied wrong would look like this
+            return json.dumps(m)
+        return message
 
-        def from_page(message: str | bytes) -> None:
-            sent.append(json.loads(message))
-            server.send(message)
-
-        def from_server(message: str | bytes) -> None:
-            m = json.loads(message)
-            if m.get("type") == "update" and m.get("seq") == 5 and not spoiled:
-                spoiled.append(5)
-                m["digest"] = (m["digest"] + 1) % 2**32  # a delta applied wrong would look like this
-                message = json.dumps(m)
-            ws.send(message)
-
-        ws.on_message(from_page)
-        server.on_message(from_server)
-
-    overlay = pages.open()
-    overlay.route_web_socket(re.compile(r"/ws$"), route)
-    overlay.goto(f"{tracker.http_url}/overlay/{tid}")
+    overlay, sent = proxied_overlay(pages, tracker, tid, spoil_seq_5)
     wait_seq(overlay, 0)
     with arbiter_of(tracker) as arbiter:
         seq = arbiter.submit_all(events_of(tf))
