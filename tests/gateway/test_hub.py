@@ -16,7 +16,7 @@ import msgspec
 
 from bench.scenario import tournament
 from tests.protocol.feeds import feed
-from tracker.gateway.hub import Hub
+from tracker.gateway.hub import BLOCK, Hub
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload
 
@@ -131,6 +131,23 @@ async def test_the_history_is_bounded_in_bytes_and_full_resumes_rebuild_exactly_
     assert json.loads(snapshot)["type"] == "snapshot"
     (snapshot,) = await resume(hub, since - 1, delta=True)
     assert json.loads(snapshot)["type"] == "snapshot"
+
+
+async def test_older_deltas_are_kept_compressed_and_read_back_byte_for_byte() -> None:
+    opened, results = tournament("rr", 10, seed=5)
+    hub = Hub(Metrics())
+    published: list[tuple[int, bytes]] = []
+    for p, message in feed([opened, *results]):
+        assert hub.publish(p, message)
+        seq, delta, _ = hub.channels["rr"].history.kept[-1]  # the newest delta is kept as it was sent
+        published.append((seq, delta))
+    history = hub.channels["rr"].history
+    assert list(history) == published and history.held == len(published) == 46
+    assert history.weight == sum(len(d) for _, d in published)
+    stored = sum(len(block.data) for block in history.sealed) + sum(len(d) for _, d, _ in history.kept)
+    assert len(history.kept) <= BLOCK and stored < history.weight / 3  # the sealed blocks: a fifth of their bytes
+    assert [(seq, d) for seq, d, _ in hub.recent("rr", 30)] == published[-30:]
+    assert await resume(hub, 3, delta=True) == [d for _, d in published[3:]]
 
 
 async def test_a_finished_tournament_is_compacted_to_its_snapshot_and_newest_deltas() -> None:
