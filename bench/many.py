@@ -31,7 +31,8 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,6 @@ PROCESSOR_TARGET_KB = 10.0
 RATE_TARGET = 0.5
 WINDOW = 128  # submits in flight at once: four arbiters' clients pipelining 32 each (as bench ingest)
 NEVER = 1e9  # compact_after for a processor that keeps every tournament live (the comparison)
-
-Rounds = list[list[TournamentOpened | ResultRecorded]]
 
 
 def hub(metrics: Metrics, compact_after: float) -> Hub:
@@ -82,8 +81,8 @@ class Live:
         self.hub = hub(metrics, 0.0 if compact else NEVER)
         self.processor.attach(self.hub)
 
-    async def submit_rounds(self, rounds: Rounds) -> list[float]:
-        """Submit each round's events in order, :data:`WINDOW` at most in flight; results/s per round.
+    async def submit_rounds(self, rounds: Iterable[list[TournamentOpened | ResultRecorded]]) -> list[tuple[int, float]]:
+        """Submit each round's events in order, :data:`WINDOW` at most in flight; (events, seconds) per round.
 
         A round starts once the previous one is durable.  The window is what
         arbiters' clients keep in flight (``tracker replay`` pipelines), so the
@@ -101,7 +100,7 @@ class Live:
                 pending.add(asyncio.create_task(self.processor.submit(event)))
             for seq in await asyncio.gather(*pending):
                 assert seq > 0
-            rates.append(len(events) / (time.perf_counter() - t0))
+            rates.append((len(events), time.perf_counter() - t0))
         await asyncio.sleep(0)  # the compactions scheduled by the last commits
         return rates
 
@@ -110,30 +109,34 @@ def _bytes_on_disk(directory: Path, pattern: str) -> int:
     return sum(f.stat().st_size for f in directory.glob(pattern))
 
 
-def _generate(count: int, prefix: str) -> list[tuple[TournamentOpened, list[ResultRecorded]]]:
-    return [tournament(f"{prefix}{k:06d}", PLAYERS, seed=13) for k in range(count)]
+def _rounds(count: int, prefix: str) -> Iterator[list[TournamentOpened | ResultRecorded]]:
+    """Round 0 (every opening), then every tournament's games of round 1, of round 2, …
 
+    Each round is generated only when it is asked for (before its timing starts), so the process never
+    holds more than one round of the benchmark's own input: all of it at once (9.6 KB per tournament)
+    would be counted in the RSS as if tracker kept it.
+    """
 
-def _by_round(batches: Sequence[tuple[TournamentOpened, list[ResultRecorded]]]) -> Rounds:
-    """Round 0 (every opening), then every tournament's games of round 1, of round 2, …"""
-    last = max(e.round for e in batches[0][1])
-    rounds: Rounds = [[opened for opened, _ in batches]]
-    rounds += [[e for _, results in batches for e in results if e.round == r] for r in range(1, last + 1)]
-    return rounds
+    def games(k: int) -> list[ResultRecorded]:
+        return tournament(f"{prefix}{k:06d}", PLAYERS, seed=13)[1]
+
+    yield [tournament(f"{prefix}{k:06d}", PLAYERS, seed=13)[0] for k in range(count)]
+    for r in range(1, max(e.round for e in games(0)) + 1):
+        yield [e for k in range(count) for e in games(k) if e.round == r]
 
 
 async def single_rates(count: int, directory: Path) -> list[float]:
     """Results/s of one tournament alone, ``count`` times (opening not timed), each with its own journal."""
     rates = []
-    for k, batch in enumerate(_generate(count, "alone")):
-        rounds = _by_round([batch])
+    for k in range(count):
+        rounds = list(_rounds(1, f"alone{k}-"))
         async with Journal(directory / f"alone-{k}.sqlite3", durable=False) as journal:
             live = Live(journal)
             await live.submit_rounds(rounds[:1])
             t0 = time.perf_counter()
             await live.submit_rounds(rounds[1:])
             rates.append(sum(len(r) for r in rounds[1:]) / (time.perf_counter() - t0))
-            assert live.processor.compacted == {batch[0].tournament}
+            assert live.processor.compacted == {rounds[0][0].tournament}
     return rates
 
 
@@ -145,12 +148,11 @@ async def many(count: int, singles: int) -> dict[str, object]:
         rss0 = rss_bytes()
         async with Journal(directory / "many.sqlite3", durable=False) as journal:
             live = Live(journal)
-            rounds = _by_round(_generate(count, "many"))
-            await live.submit_rounds(rounds[:1])
-            round_rates = await live.submit_rounds(rounds[1:])
-            total = sum(len(r) for r in rounds[1:])
-            t_all = sum(len(r) / rate for r, rate in zip(rounds[1:], round_rates, strict=True))
-            del rounds
+            rounds = _rounds(count, "many")
+            await live.submit_rounds([next(rounds)])
+            timed_rounds = await live.submit_rounds(rounds)
+            total = sum(n for n, _ in timed_rounds)
+            t_all = sum(seconds for _, seconds in timed_rounds)
             gc.collect()
             rss1 = rss_bytes()
             assert len(live.processor.compacted) == count and not live.processor.states
@@ -160,7 +162,7 @@ async def many(count: int, singles: int) -> dict[str, object]:
         "tournaments": count,
         "results": total,
         "rate": total / t_all,
-        "round_rates": round_rates,
+        "round_rates": [n / seconds for n, seconds in timed_rounds],
         "single_rates": before_single + after_single,
         "rss_per_tournament": (rss1 - rss0) / count,
         "rss_growth": rss1 - rss0,
@@ -179,12 +181,11 @@ async def traced(count: int, compact: bool = True) -> dict[str, object]:
             gc.collect()
             base = tracemalloc.get_traced_memory()[0]
             live = Live(journal, compact=compact)
-            rounds = _by_round(_generate(count, "traced"))
-            await live.submit_rounds(rounds[:-1])
+            rounds = _rounds(count, "traced")
+            await live.submit_rounds(islice(rounds, PLAYERS - 1))  # the openings and every round but the last
             gc.collect()
             live_total = tracemalloc.get_traced_memory()[0] - base  # every tournament live, one round to go
-            await live.submit_rounds(rounds[-1:])
-            del rounds
+            await live.submit_rounds(rounds)
             gc.collect()
             processor = live.processor
             assert len(processor.compacted if compact else processor.states) == count
