@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import msgspec
+import pytest
 
 from bench.scenario import tournament
 from tests.protocol.feeds import feed
@@ -148,6 +149,22 @@ async def test_older_deltas_are_kept_compressed_and_read_back_byte_for_byte() ->
     assert len(history.kept) <= BLOCK and stored < history.weight / 3  # the sealed blocks: a fifth of their bytes
     assert [(seq, d) for seq, d, _ in hub.recent("rr", 30)] == published[-30:]
     assert await resume(hub, 3, delta=True) == [d for _, d in published[3:]]
+
+
+def test_listing_compacted_tournaments_decodes_none_of_their_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
+    hub, _ = real_hub(10)
+    opened, results = tournament("live", 10, seed=6)
+    for p, message in feed([opened, *results[:7]]):
+        assert hub.publish(p, message)
+    before = hub.listing()
+    assert [(t["id"], t["seq"], t["games_played"]) for t in before] == [("live", 8, 7), ("rr", 46, 45)]
+    assert hub.compact() == 1 and hub.channels["rr"].compacted
+
+    def no_decompress(data: bytes) -> bytes:
+        raise AssertionError("a listing decompressed a snapshot")
+
+    monkeypatch.setattr("tracker.gateway.hub.zlib.decompress", no_decompress)
+    assert hub.listing() == before  # /api/tournaments with ten thousand finished tournaments decodes nothing
 
 
 async def test_a_finished_tournament_is_compacted_to_its_snapshot_and_newest_deltas() -> None:

@@ -92,17 +92,7 @@ class Http:
 
     def _api(self, parts: list[str]) -> Response:
         if parts == ["tournaments"]:
-            rows = [
-                {
-                    "id": tid,
-                    "name": payload["name"],
-                    "rounds": payload["rounds"],
-                    "games_played": payload["games_played"],
-                    "seq": payload["seq"],
-                }
-                for tid, payload in sorted(self.hub.open_channels().items())
-            ]
-            return as_json({"tournaments": rows})
+            return as_json({"tournaments": self.hub.listing()})
         if len(parts) == 3 and parts[0] == "tournaments":
             tid, what = parts[1], parts[2]
             payload = self.hub.open_channels().get(tid)

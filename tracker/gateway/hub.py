@@ -285,6 +285,7 @@ class Channel:
     compacted: bool = False
     _snapshot: bytes | None = None
     _seq: int = 0
+    _listed: tuple[str, int, int] = ("", 0, 0)  # (name, rounds, games played): what a listing shows, kept compacted
 
     @property
     def payload(self) -> StandingsPayload | None:
@@ -295,6 +296,7 @@ class Channel:
     def set_payload(self, payload: StandingsPayload) -> None:
         self._payload = payload
         self._seq = payload["seq"]
+        self._listed = (payload["name"], payload["rounds"], payload["games_played"])
         self._snapshot = None
         self.compacted = False
 
@@ -323,6 +325,11 @@ class Channel:
 
     def live(self, conn: ServerConnection) -> bool:
         return conn in self.subscribers or conn in self.delta_subscribers
+
+    def listed(self) -> dict[str, Any]:
+        """What ``/api/tournaments`` shows of it, without decoding a compacted snapshot."""
+        name, rounds, games_played = self._listed
+        return {"id": self.tournament, "name": name, "rounds": rounds, "games_played": games_played, "seq": self._seq}
 
 
 def empty_payload(tournament: str) -> StandingsPayload:
@@ -648,6 +655,11 @@ class Hub:
         """
         channel = self.channels.get(tournament)
         return [] if channel is None else channel.history.recent(n)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every open tournament's id, name, rounds, games played and seq, by id: no standings decoded, so a
+        listing of ten thousand compacted tournaments costs what the list itself does."""
+        return [channel.listed() for _, channel in sorted(self.channels.items()) if channel.opened]
 
     def open_channels(self) -> OpenChannels:
         """The tournaments that are open, with their latest standings (a compacted one's decoded when read)."""
