@@ -268,9 +268,10 @@ def run(sizes: Sizes) -> Result:
             "runs happen before the many-tournament phase, half after. A finished tournament is compacted as soon "
             "as its last result is durable (`tracker up` waits until it has been idle for `COMPACT_AFTER` = 30 s): "
             "the processor keeps its id, and folds it back from the journal when an event or a reader needs it. "
-            "Memory: RSS growth of the subprocess over the phase (the generated events are freed before the "
-            "reading; SQLite's page cache included), and the Python heap retained under `tracemalloc` in a second "
-            "subprocess, split by dropping the hub. "
+            "Memory: RSS growth of the subprocess over the phase (each round's events are generated just before "
+            "it is submitted, so at most one round of the benchmark's own input is held; SQLite's page cache "
+            "included), and the Python heap retained under `tracemalloc` in a second subprocess, split by "
+            "dropping the hub. "
             f"Hub share: {hub_kb:,.1f} KB per tournament, of which "
             f"{heap['history_bytes_per_tournament'] / 1024:,.1f} KB are the newest field deltas kept for "
             "resume with `since` (the rest: the snapshot, zlib-compressed). Processor share: "
@@ -286,9 +287,11 @@ def run(sizes: Sizes) -> Result:
                 "KB). The RSS is the peak's: with every tournament live at once, one round before the end, the "
                 f"heap held {heap['live_per_tournament'] / 1024:,.0f} KB per tournament, and the memory freed by "
                 "compaction stays with the process, scattered between live objects (pymalloc arenas and the C "
-                "heap are returned to the system only when wholly free). Reaching 20 KB of RSS needs a smaller "
-                "live state at the peak (the crosstable's Entry objects, cached result lines and applied ids are "
-                "most of it), not a smaller finished one."
+                "heap are returned to the system only when wholly free). The hub's resume history, two thirds of "
+                "that peak before, is now compressed eight deltas at a time; what is left at the peak is the "
+                "standings each side keeps (the hub's payload and digest parts, the processor's rows) and the "
+                "crosstable (Entry objects, cached result lines, applied ids). Reaching 20 KB of RSS needs a "
+                "smaller live state at the peak, not a smaller finished one."
             )
     return result
 
