@@ -713,23 +713,21 @@ def standings_digest(p: Mapping[str, Any]) -> int:
     return digest_text([digest_header(p), *(digest_row(codes, row) for row in p["standings"])])
 
 
-_ROW_FIELDS: Final = ("rank", "start_no", "name", "points", "games", "withdrawn", "qualified", "line")
-_COLUMN: Final = {key: i for i, key in enumerate(_ROW_FIELDS)}
-
-
 class Digester:
     """The digest of one tournament's standings from update to update, re-writing only what changed.
 
-    Keeps each row's canonical parts (its fields, each tie-break, its crosstable text); :meth:`digest`
-    takes the new payload and the changed rows as :func:`diff_standings` gives them (``None``: all
-    rows anew), and returns the same value as :func:`standings_digest`.
+    Keeps each row's canonical line in two texts, its fields and tie-breaks and its crosstable part
+    (the longest, which changes only for the players of the event); :meth:`digest` takes the new
+    payload and the changed rows as :func:`diff_standings` gives them (``None``: all rows anew), and
+    returns the same value as :func:`standings_digest`.  Two strings per row, not a part per field:
+    a hub keeps one Digester per live tournament.
     """
 
     __slots__ = ("codes", "rows")
 
     def __init__(self) -> None:
         self.codes: list[str] = []
-        self.rows: dict[int, tuple[list[str], dict[str, str]]] = {}  # start_no → (parts, tie-break texts)
+        self.rows: dict[int, tuple[str, str]] = {}  # start_no → (fields and tie-breaks, crosstable text)
 
     def digest(self, p: Mapping[str, Any], changes: Mapping[int, Mapping[str, Any]] | None) -> int:
         codes = list(p["codes"])
@@ -743,30 +741,22 @@ class Digester:
             if kept is None or changes is None:
                 kept = self._whole(row)
             elif change is not None:
-                parts, tiebreaks = kept
-                for key in change:
-                    column = _COLUMN.get(key)
-                    if column is not None:
-                        parts[column] = js_number(row[key])
-                if "tiebreaks" in change:
-                    for code, value in change["tiebreaks"].items():
-                        tiebreaks[code] = js_number(value)
-                    parts[8] = ",".join([tiebreaks.get(c, "") for c in codes])
-                if "results" in change:
-                    parts[9] = _results_text(row["results"])
-            out.append("|".join(kept[0]))
+                results = _results_text(row["results"]) if "results" in change else kept[1]
+                head = kept[0] if change.keys() <= {"start_no", "results", "results_from"} else self._head(row)
+                kept = self.rows[start_no] = (head, results)
+            out.append(f"{kept[0]}|{kept[1]}")
         if len(self.rows) > len(p["standings"]):
             present = {row["start_no"] for row in p["standings"]}
             for gone in [n for n in self.rows if n not in present]:
                 del self.rows[gone]
         return digest_text(out)
 
-    def _whole(self, row: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
-        tiebreaks = {code: js_number(value) for code, value in row["tiebreaks"].items()}
-        parts = [js_number(row[key]) for key in _ROW_FIELDS]
-        parts.append(",".join([tiebreaks.get(c, "") for c in self.codes]))
-        parts.append(_results_text(row["results"]))
-        kept = self.rows[row["start_no"]] = (parts, tiebreaks)
+    def _head(self, row: Mapping[str, Any]) -> str:
+        line = digest_row(self.codes, row, "")
+        return line[:-1]  # without the "|" before the (empty) crosstable part
+
+    def _whole(self, row: Mapping[str, Any]) -> tuple[str, str]:
+        kept = self.rows[row["start_no"]] = (self._head(row), _results_text(row["results"]))
         return kept
 
 
