@@ -11,7 +11,7 @@ them into JSON numbers (halves and quarters are exact in binary).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, partial
@@ -239,19 +239,6 @@ def _sort_values(t: Tournament, records: dict[str, tuple[list[int], list[Fractio
     return columns
 
 
-def _split(group: list[int], values: dict[int, int] | dict[int, tuple[int, ...]]) -> Iterable[list[int]]:
-    """``group`` ordered by ``values`` (higher first), cut where the value changes."""
-    ordered = sorted(group, key=values.__getitem__, reverse=True)
-    current = [ordered[0]]
-    for i in ordered[1:]:
-        if values[i] == values[current[0]]:
-            current.append(i)
-        else:
-            yield current
-            current = [i]
-    yield current
-
-
 class _Fractions(dict[int, Fraction]):
     """``units → Fraction(units, denominator)``, made once: equal values are the same object."""
 
@@ -311,10 +298,6 @@ def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
     the games inside them, until nothing changes.  Returns 1-based places
     (shared places repeat); all 0 when the group stays completely tied.
     """
-    if len(group) == 2:
-        a, b = group
-        da, db = _de_score(t, a, group), _de_score(t, b, group)
-        return {a: 0, b: 0} if da == db else {a: 1, b: 2} if da > db else {a: 2, b: 1}
     places = dict.fromkeys(group, 0)
     _resolve(t, group, 1, places)
     if len(set(places.values())) == 1:
@@ -323,26 +306,57 @@ def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
 
 
 def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int]) -> None:
-    scores = {i: _de_score(t, i, group) for i in group}
-    parts = list(_split(group, scores))
-    if len(parts) == 1:
+    """Give the members of ``group`` their places from ``base`` on, by DE inside ``group``, recursively."""
+    if len(group) == 2:
+        # the two met as often as each other: what each scored against the other decides
+        a, b = group
+        n = t.n
+        da, db = t.pair_units[a * n + b], t.pair_units[b * n + a]
+        places[a] = base if da >= db else base + 1
+        places[b] = base if db >= da else base + 1
+        return
+    scores = _de_scores(t, group)
+    if min(scores) == max(scores):
         for i in group:
             places[i] = base
         return
+    # a stable sort: ties keep the group's order
+    ranked = sorted(zip(scores, group, strict=True), key=_first, reverse=True)
     offset = base
-    for part in parts:
-        if len(part) == 1:
-            places[part[0]] = offset
+    start = 0
+    while start < len(ranked):
+        score = ranked[start][0]
+        end = start + 1
+        while end < len(ranked) and ranked[end][0] == score:
+            end += 1
+        if end - start == 1:
+            places[ranked[start][1]] = offset
         else:
-            _resolve(t, part, offset, places)
-        offset += len(part)
+            _resolve(t, [i for _, i in ranked[start:end]], offset, places)
+        offset += end - start
+        start = end
 
 
-def _de_score(t: Tournament, i: int, members: Iterable[int]) -> int:
-    """Twice the DE score in units (averages of two meetings stay integral)."""
-    at = i * t.n
+_first = itemgetter(0)
+
+
+def _de_scores(t: Tournament, group: list[int]) -> list[int]:
+    """Each member's DE score inside ``group``, doubled, in units (averages of two meetings stay integral).
+
+    Plain loops: groups are small, and they run for every tied group whose
+    members changed, after every result (comprehensions cost a call each).
+    """
+    n = t.n
     units, games = t.pair_units, t.pair_games
-    return sum([2 * units[at + j] // games[at + j] for j in members if games[at + j]])
+    scores = []
+    for i in group:
+        at = i * n
+        score = 0
+        for j in group:
+            if games[at + j]:
+                score += 2 * units[at + j] // games[at + j]
+        scores.append(score)
+    return scores
 
 
 def format_points(value: Fraction) -> str:
