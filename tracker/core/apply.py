@@ -17,9 +17,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
 from itertools import compress
-from operator import mul
+from operator import mul, ne
 
 from tracker.core.checks import check_bye, check_new_game, check_opened, existing_game, require_tournament
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
@@ -276,35 +275,49 @@ def diff(before: Standings | None, after: Standings) -> tuple[int, ...]:
     return _compare(before, after)[0]
 
 
-def _compare(
-    before: Standings | None, after: Standings
-) -> tuple[tuple[int, ...], list[tuple[int, Fraction, Fraction]] | None]:
-    """:func:`diff`, and whose KS moved: ``(start no, before, after)`` in ``after``'s order (``None``: no KS shown).
+def _compare(before: Standings | None, after: Standings) -> tuple[tuple[int, ...], list[tuple[int, int, int]] | None]:
+    """:func:`diff`, and whose KS moved: ``(start no, before, after)`` in KS units, in ``after``'s order.
 
-    One pass over both tables for both answers: :func:`apply` needs them after every result.
+    The second is ``None`` when no KS is shown.  One pass over both tables'
+    integer keys (:attr:`Standings.keys`) for both answers: :func:`apply`
+    needs them after every result.
     """
+    k = 3 + after.codes.index("KS") if "KS" in after.codes else -1
     if before is None:
-        return tuple(row.start_no for row in after.rows), None
-    k = after.codes.index("KS") if "KS" in after.codes else -1
-    old: dict[int, Row] = {row[1]: row for row in before.rows}
+        changed = tuple(row.start_no for row in after.rows)
+        if k < 0:
+            return changed, None
+        now = sorted((key[1], key[0], key[k]) for key in after.keys if key[k] != 0)
+        return changed, [(start_no, 0, units) for _, start_no, units in now]
+    if before.codes != after.codes or len(before.keys) != len(after.keys):
+        return _compare_rows(before, after), None  # not two tables of one tournament: no KS story
+    moved = list(map(ne, before.keys, after.keys))
+    new = list(compress(after.keys, moved))
+    if k < 0:
+        return tuple(sorted([key[0] for key in new])), None
+    # rows are listed by rank, then start number
+    moves = sorted(
+        (now[1], now[0], was[k], now[k])
+        for was, now in zip(compress(before.keys, moved), new, strict=True)
+        if was[k] != now[k]
+    )
+    return tuple(sorted([key[0] for key in new])), [(start_no, was, now) for _, start_no, was, now in moves]
+
+
+def _compare_rows(before: Standings, after: Standings) -> tuple[int, ...]:
+    """:func:`diff` of two tables that need not share their codes or players, row by row."""
+    old: dict[int, Row] = {row.start_no: row for row in before.rows}
     changed = []
-    moves: list[tuple[int, Fraction, Fraction]] | None = [] if k >= 0 else None
     for row in after.rows:
-        prev = old.get(row[1])
-        if prev is None:
-            changed.append(row[1])
-            if moves is not None and row[4][k] != 0:
-                moves.append((row[1], _ZERO, row[4][k]))
-            continue
-        # equal values are mostly the same Fraction objects (standings.exact): try identity first
-        if prev[4] != row[4]:
-            changed.append(row[1])
-            if moves is not None and (was := prev[4][k]) is not (now := row[4][k]) and was != now:
-                moves.append((row[1], was, now))
-        elif prev[0] != row[0] or (prev[3] is not row[3] and prev[3] != row[3]) or prev[6] != row[6]:
-            changed.append(row[1])
-    changed.sort()
-    return tuple(changed), moves
+        prev = old.get(row.start_no)
+        if prev is None or (prev.rank, prev.points, prev.tiebreaks, prev.withdrawn) != (
+            row.rank,
+            row.points,
+            row.tiebreaks,
+            row.withdrawn,
+        ):
+            changed.append(row.start_no)
+    return tuple(sorted(changed))
 
 
 def _qualifying(t: Tournament, p: int) -> set[int]:
@@ -353,13 +366,9 @@ def _qualification_changes(
 _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
 
 
-_ZERO = Fraction(0)
-
-
-def _signed(now: Fraction, was: Fraction) -> str:
-    """``now − was`` with its sign, as :func:`format_points` writes points (integer arithmetic: Fraction's is slow)."""
-    numerator = now.numerator * was.denominator - was.numerator * now.denominator
-    return ("+" if numerator > 0 else "−") + format_ratio(abs(numerator), now.denominator * was.denominator)
+def _signed(now: int, was: int, denominator: int) -> str:
+    """``(now − was) / denominator`` with its sign, as :func:`format_points` writes points."""
+    return ("+" if now > was else "−") + format_ratio(abs(now - was), denominator)
 
 
 def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:
@@ -367,7 +376,7 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
     return _sentence(t, event, change, _compare(before, after)[1])
 
 
-def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, Fraction, Fraction]] | None) -> str:
+def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, int, int]] | None) -> str:
     """:func:`describe`, given whose KS moved (:func:`_compare`)."""
 
     def short(start_no: int) -> str:
@@ -390,7 +399,7 @@ def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int
     parts = [f"{short(p)} reaches 50%" for p in change.reached]
     parts += [f"{short(p)} falls below 50%" for p in change.fell]
     for start_no, was, now in moves or ():
-        parts.append(f"{short(start_no)}'s KS {_signed(now, was)}")
+        parts.append(f"{short(start_no)}'s KS {_signed(now, was, t.units.denominator)}")
     return head + (": " + ", ".join(parts) if parts else "")
 
 

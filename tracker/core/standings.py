@@ -12,7 +12,7 @@ them into JSON numbers (halves and quarters are exact in binary).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import groupby
@@ -63,6 +63,10 @@ class Standings:
     scoring: tuple[tuple[str, Fraction], ...] = ()
     #: the C.07 edition the values follow (``2024`` or ``2026``)
     rules: str = "2026"
+    #: per player (in start-list order), the integers behind what :func:`tracker.core.apply.diff` compares:
+    #: ``(start no, rank, points, *tie-breaks shown, withdrawn)`` in the core's units — comparing them is
+    #: several times cheaper than comparing the rows' Fractions, after every result
+    keys: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
 
     def row(self, start_no: int) -> Row:
         for row in self.rows:
@@ -85,8 +89,12 @@ def standings(t: Tournament) -> Standings:
     de = [0] * t.n
     records = {code: record_column(t, tb) for code, tb in plan.records}
     start_nos = t.start_nos
-    order, ranks = _rank(t, plan, _sort_values(t, records), de)
-    columns = [records[tb.code][1] if tb.code in records else _display_column(t, tb, de) for tb in plan.shown]
+    order, ranks, rank_of = _rank(t, plan, _sort_values(t, records), de)
+    units = [records[tb.code][0] if tb.code in records else _units_column(t, tb, de) for tb in plan.shown]
+    columns = [
+        records[tb.code][1] if tb.code in records else list(map(_column_fractions(t, tb).__getitem__, column))
+        for tb, column in zip(plan.shown, units, strict=True)
+    ]
     win = t.units.win
     lines = _fractions(2 * den)
     games = t.line_games_all()
@@ -128,6 +136,7 @@ def standings(t: Tournament) -> Standings:
         rows=rows,
         scoring=_scoring(t.opened.scoring, t.units),
         rules=t.rules,
+        keys=tuple(zip(start_nos, rank_of, t.score, *units, t.withdrawn, strict=True)),
     )
 
 
@@ -170,8 +179,10 @@ def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
     return _plan(t.opened.tiebreaks, t.rules).shown
 
 
-def _rank(t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]) -> tuple[list[int], list[int]]:
-    """Player indices in standings order and each one's rank; fills ``de`` with the DE places.
+def _rank(
+    t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """Player indices in standings order, the rank of each in that order and by index; fills ``de`` with DE places.
 
     DE is evaluated inside each group tied on the criteria before it (its
     places cached per group, see :attr:`Tournament.de_places`); then every
@@ -208,8 +219,7 @@ def _rank(t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]) 
     ordered = list(map(full.__getitem__, order))
     # a rank is 1 + the position of the first equal key: written last to first, the first one wins
     first = dict(zip(reversed(ordered), range(n, 0, -1), strict=True))
-    ranks = list(map(first.__getitem__, ordered))
-    return order, ranks
+    return order, list(map(first.__getitem__, ordered)), list(map(first.__getitem__, full))
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
@@ -275,17 +285,27 @@ def exact(numerator: int, denominator: int) -> Fraction:
     return _fractions(denominator)[numerator]
 
 
-def _display_column(t: Tournament, tb: TieBreak, de: list[int]) -> list[Fraction]:
-    den = t.units.denominator
+def _units_column(t: Tournament, tb: TieBreak, de: list[int]) -> Sequence[int]:
+    """A shown column's values per player, in its units (see :func:`_column_fractions`)."""
     if tb.kind == "PTS":
-        return list(map(_fractions(den).__getitem__, t.score))
+        return t.score
     if tb.kind == "SB":
-        return list(map(_fractions(den * den).__getitem__, t.sb))
+        return t.sb
     if tb.kind == "WON":
-        return list(map(_fractions(1).__getitem__, t.wins))
+        return t.wins
     if tb.kind == "KS":
-        return list(map(_fractions(den).__getitem__, t.ks[tb.limit]))
-    return list(map(_fractions(1).__getitem__, de))
+        return t.ks[tb.limit]
+    return de
+
+
+def _column_fractions(t: Tournament, tb: TieBreak) -> _Fractions:
+    """Units → value for a column of :func:`_units_column`: SB is in units², wins and DE places are counts."""
+    den = t.units.denominator
+    if tb.kind in ("PTS", "KS"):
+        return _fractions(den)
+    if tb.kind == "SB":
+        return _fractions(den * den)
+    return _fractions(1)
 
 
 def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
