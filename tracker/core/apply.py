@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress
-from operator import mul, ne
+from operator import ne
 
 from tracker.core.checks import check_bye, check_new_game, check_opened, existing_game, require_tournament
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
@@ -27,7 +27,6 @@ from tracker.core.events import (
     ByeRecorded,
     ByeVoided,
     Event,
-    GameEvent,
     PlayerWithdrawn,
     ResultCorrected,
     ResultRecorded,
@@ -100,13 +99,11 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     if already_applied(t, event):
         return t, None
     round_, players, new = _checked(t, event)
-    before: dict[int, set[int]] = {}
+    met = t.pair_games[players[0] * t.n + players[1]] if len(players) == 2 else 0  # games of the pair before
     flips: list[tuple[int, int, bool]] = []
     if isinstance(event, PlayerWithdrawn):
         t.withdrawn[players[0]] = True
     else:
-        if explain and isinstance(event, GameEvent):
-            before = {p: _qualifying(t, p) for p in players}
         flips = t.set_entries(round_, players, new)
     t.applied[event.id] = fingerprint(event)
     t.seq += 1
@@ -116,7 +113,7 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
         players=tuple(t.start_nos[p] for p in players),
         reached=reached,
         fell=fell,
-        qualification=_qualification_changes(t, before, flips) if explain else (),
+        qualification=_qualification_changes(t, players, met, flips) if explain else (),
     )
 
 
@@ -320,36 +317,40 @@ def _compare_rows(before: Standings, after: Standings) -> tuple[int, ...]:
     return tuple(sorted(changed))
 
 
-def _qualifying(t: Tournament, p: int) -> set[int]:
-    n = t.n
-    # opponents (games > 0) who qualify: games × qualified is non-zero for exactly those
-    return set(compress(range(n), map(mul, t.pair_games[p * n : (p + 1) * n], t.qualified[0])))
-
-
 def _qualification_changes(
-    t: Tournament, before: dict[int, set[int]], flips: list[tuple[int, int, bool]]
+    t: Tournament, players: tuple[int, ...], met: int, flips: list[tuple[int, int, bool]]
 ) -> tuple[QualificationChange, ...]:
     """Per player, opponents who entered or left the qualifying set (limit 0).
 
-    ``before`` holds the sets, before the event, of the players whose games
-    it changed.  Everyone else's opponents are the same as before, so their
-    set changed exactly by the opponents who flipped.
+    A player's qualifying set is the opponents met who qualify, so it moves
+    only where an opponent's qualification flipped (``flips``), and, for the
+    two ``players`` of a game, where their own pair changed: ``met`` is how
+    many games the pair had before the event.
     """
-    moved: dict[int, tuple[set[int], set[int]]] = {}
-    for p, was in before.items():
-        now = _qualifying(t, p)
-        if now != was:
-            moved[p] = (now - was, was - now)
-    for limit, f, up in flips:
-        if limit != 0:
-            continue
+    n = t.n
+    qualified = t.qualified[0]
+    flipped = {f: up for limit, f, up in flips if limit == 0}
+    moved: dict[int, tuple[list[int], list[int]]] = {}
+    pair = set(players) if len(players) == 2 else set()
+    for f, up in flipped.items():
         for o in t.opponents(f):
-            if o in before:
-                continue
+            if f in pair and o in pair:
+                continue  # the pair of the game: below
             sets = moved.get(o)
             if sets is None:
-                sets = moved[o] = (set(), set())
-            sets[0 if up else 1].add(f)
+                sets = moved[o] = ([], [])
+            sets[0 if up else 1].append(f)
+    if pair:
+        a, b = players
+        meets = t.pair_games[a * n + b] > 0
+        for p, o in ((a, b), (b, a)):
+            was = met > 0 and qualified[o] != (o in flipped)
+            now = meets and qualified[o]
+            if was != now:
+                sets = moved.get(p)
+                if sets is None:
+                    sets = moved[p] = ([], [])
+                sets[0 if now else 1].append(o)
     start_nos = t.start_nos
     return tuple(
         QualificationChange(
