@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
-from itertools import groupby
+from itertools import compress, pairwise, repeat
 from math import gcd
-from operator import attrgetter, itemgetter, neg
+from operator import attrgetter, itemgetter, ne, neg
 from typing import Any, Final, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
@@ -187,7 +187,9 @@ def _rank(
     DE is evaluated inside each group tied on the criteria before it (its
     places cached per group, see :attr:`Tournament.de_places`); then every
     player has an integer key (the criteria in order, DE as minus the place)
-    and one sort orders the table, ties listed by start number.
+    and one sort orders the table, ties listed by start number.  Runs after
+    every result, so the per-player work is done by C loops (sorts, maps,
+    zips) and Python code runs per group, not per player.
     """
     n = t.n
     start_nos = t.start_nos
@@ -196,30 +198,38 @@ def _rank(
         prefix: Sequence[Any] = (
             keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True))
         )
+        # a stable sort: inside each tied group the indices stay ascending (the cache key)
+        grouped = sorted(range(n), key=prefix.__getitem__)
+        values = list(map(prefix.__getitem__, grouped))
+        cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
         cache = t.de_places
         used: dict[tuple[int, ...], list[int]] = {}
-        # a stable sort: inside each tied group the indices stay ascending (the cache key)
-        for _, tied in groupby(sorted(range(n), key=prefix.__getitem__), prefix.__getitem__):
-            group = list(tied)
-            if len(group) > 1:
-                members = tuple(group)
+        places_of: dict[int, int] = {}
+        for lo, hi in pairwise(cuts):
+            if hi - lo > 1:
+                members = tuple(grouped[lo:hi])
                 places = cache.get(members)
                 if places is None:
-                    found = direct_encounter(t, group)
-                    places = [found[i] for i in group]
+                    found = direct_encounter(t, grouped[lo:hi])
+                    places = list(map(found.__getitem__, members))
                 used[members] = places
-                for i, place in zip(group, places, strict=True):
-                    de[i] = place
+                places_of.update(zip(members, places, strict=True))
         t.de_places = used
+        de[:] = map(places_of.get, range(n), repeat(0, n))
         full = list(zip(*(keys[p] for p in before), map(neg, de), *(keys[p] for p in after), strict=True))
     else:
         full = list(zip(*(keys[p] for p in before), strict=True))
     by_start = range(n) if start_nos == sorted(start_nos) else sorted(range(n), key=start_nos.__getitem__)
     order = sorted(by_start, key=full.__getitem__, reverse=True)
-    ordered = list(map(full.__getitem__, order))
-    # a rank is 1 + the position of the first equal key: written last to first, the first one wins
-    first = dict(zip(reversed(ordered), range(n, 0, -1), strict=True))
-    return order, list(map(first.__getitem__, ordered)), list(map(first.__getitem__, full))
+    ranks = []
+    rank_of = [0] * n
+    rank, last = 0, None
+    for position, i in enumerate(order, start=1):
+        if full[i] != last:  # a rank is the position of the first of the equal keys
+            rank, last = position, full[i]
+        ranks.append(rank)
+        rank_of[i] = rank
+    return order, ranks, rank_of
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
