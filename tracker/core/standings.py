@@ -195,27 +195,7 @@ def _rank(
     start_nos = t.start_nos
     before, after = plan.before_de, plan.after_de
     if plan.has_de:
-        prefix: Sequence[Any] = (
-            keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True))
-        )
-        # a stable sort: inside each tied group the indices stay ascending (the cache key)
-        grouped = sorted(range(n), key=prefix.__getitem__)
-        values = list(map(prefix.__getitem__, grouped))
-        cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
-        cache = t.de_places
-        used: dict[tuple[int, ...], list[int]] = {}
-        places_of: dict[int, int] = {}
-        for lo, hi in pairwise(cuts):
-            if hi - lo > 1:
-                members = tuple(grouped[lo:hi])
-                places = cache.get(members)
-                if places is None:
-                    found = direct_encounter(t, grouped[lo:hi])
-                    places = list(map(found.__getitem__, members))
-                used[members] = places
-                places_of.update(zip(members, places, strict=True))
-        t.de_places = used
-        de[:] = map(places_of.get, range(n), repeat(0, n))
+        _de_column(t, keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True)), de)
         full = list(zip(*(keys[p] for p in before), map(neg, de), *(keys[p] for p in after), strict=True))
     else:
         full = list(zip(*(keys[p] for p in before), strict=True))
@@ -230,6 +210,33 @@ def _rank(
         ranks.append(rank)
         rank_of[i] = rank
     return order, ranks, rank_of
+
+
+def _de_column(t: Tournament, prefix: Sequence[Any], de: list[int]) -> None:
+    """Fill ``de`` with each player's DE place inside the group tied with them on ``prefix`` (0: not tied).
+
+    Places are cached per group (:attr:`Tournament.de_places`): only the
+    groups whose members changed are decided again.
+    """
+    n = t.n
+    # a stable sort: inside each tied group the indices stay ascending (the cache key)
+    grouped = sorted(range(n), key=prefix.__getitem__)
+    values = list(map(prefix.__getitem__, grouped))
+    cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
+    cache = t.de_places
+    used: dict[tuple[int, ...], list[int]] = {}
+    places_of: dict[int, int] = {}
+    for lo, hi in pairwise(cuts):
+        if hi - lo > 1:
+            members = tuple(grouped[lo:hi])
+            places = cache.get(members)
+            if places is None:
+                found = direct_encounter(t, grouped[lo:hi])
+                places = list(map(found.__getitem__, members))
+            used[members] = places
+            places_of.update(zip(members, places, strict=True))
+    t.de_places = used
+    de[:] = map(places_of.get, range(n), repeat(0, n))
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
