@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import compress
 from operator import ne
 
@@ -377,12 +378,17 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
     return _sentence(t, event, change, _compare(before, after)[1])
 
 
+@lru_cache(maxsize=4096)
+def _short_name(name: str) -> str:
+    """How the sentence names a player: the surname of "Surname, Given" (cached: a summary names several)."""
+    return name.split(",")[0].strip() or name
+
+
 def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, int, int]] | None) -> str:
     """:func:`describe`, given whose KS moved (:func:`_compare`)."""
 
     def short(start_no: int) -> str:
-        name = t.opened.players[t.index[start_no]].name
-        return name.split(",")[0].strip() or name
+        return _short_name(t.opened.players[t.index[start_no]].name)
 
     if isinstance(event, TournamentOpened):
         head = f"{event.name} opened with {len(event.players)} players"

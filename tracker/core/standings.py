@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
-from itertools import compress, pairwise, repeat
+from itertools import compress, pairwise
 from math import gcd
 from operator import attrgetter, itemgetter, ne, neg
 from typing import Any, Final, NamedTuple, cast
@@ -213,7 +213,7 @@ def _rank(
 
 
 def _de_column(t: Tournament, prefix: Sequence[Any], de: list[int]) -> None:
-    """Fill ``de`` with each player's DE place inside the group tied with them on ``prefix`` (0: not tied).
+    """Fill ``de`` (all 0) with each player's DE place inside the group tied with them on ``prefix`` (0: not tied).
 
     Places are cached per group (:attr:`Tournament.de_places`): only the
     groups whose members changed are decided again.
@@ -225,7 +225,6 @@ def _de_column(t: Tournament, prefix: Sequence[Any], de: list[int]) -> None:
     cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
     cache = t.de_places
     used: dict[tuple[int, ...], list[int]] = {}
-    places_of: dict[int, int] = {}
     for lo, hi in pairwise(cuts):
         if hi - lo > 1:
             members = tuple(grouped[lo:hi])
@@ -234,9 +233,9 @@ def _de_column(t: Tournament, prefix: Sequence[Any], de: list[int]) -> None:
                 found = direct_encounter(t, grouped[lo:hi])
                 places = list(map(found.__getitem__, members))
             used[members] = places
-            places_of.update(zip(members, places, strict=True))
+            for i, place in zip(members, places, strict=True):
+                de[i] = place
     t.de_places = used
-    de[:] = map(places_of.get, range(n), repeat(0, n))
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
