@@ -352,15 +352,14 @@ def _qualification_changes(
                 if sets is None:
                     sets = moved[p] = ([], [])
                 sets[0 if now else 1].append(o)
-    start_nos = t.start_nos
-    return tuple(
-        QualificationChange(
-            start_nos[p],
-            tuple(sorted([start_nos[o] for o in moved[p][0]])),
-            tuple(sorted([start_nos[o] for o in moved[p][1]])),
+    start_no = t.start_nos.__getitem__
+    changes = []
+    for p in sorted(moved, key=start_no):
+        entered, left = moved[p]
+        changes.append(
+            QualificationChange(start_no(p), tuple(sorted(map(start_no, entered))), tuple(sorted(map(start_no, left))))
         )
-        for p in sorted(moved, key=start_nos.__getitem__)
-    )
+    return tuple(changes)
 
 
 # -- plain words ----------------------------------------------------------------

@@ -377,14 +377,27 @@ _first = itemgetter(0)
 
 
 def _de_scores(t: Tournament, group: list[int]) -> list[int]:
-    """Each member's DE score inside ``group``, doubled, in units (averages of two meetings stay integral).
+    """Numbers that order the members of ``group`` by DE score inside it: the score doubled, in units.
 
-    Plain loops: groups are small, and they run for every tied group whose
-    members changed, after every result (comprehensions cost a call each).
+    Doubled so that the average of two meetings stays integral; in a single
+    round robin a pair meets at most once and the units scored against a
+    player never met are 0, so the units scored are summed as they are
+    (and doubled: the same numbers).  Plain loops: groups are small, and
+    they run for every tied group whose members changed, after every result
+    (comprehensions cost a call each).
     """
     n = t.n
-    units, games = t.pair_units, t.pair_games
+    units = t.pair_units
     scores = []
+    if t.cycles == 1:
+        for i in group:
+            at = i * n
+            score = 0
+            for j in group:
+                score += units[at + j]
+            scores.append(2 * score)
+        return scores
+    games = t.pair_games
     for i in group:
         at = i * n
         score = 0
