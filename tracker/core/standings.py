@@ -91,10 +91,6 @@ def standings(t: Tournament) -> Standings:
     start_nos = t.start_nos
     order, ranks, rank_of = _rank(t, plan, _sort_values(t, records), de)
     units = [records[tb.code][0] if tb.code in records else _units_column(t, tb, de) for tb in plan.shown]
-    columns = [
-        records[tb.code][1] if tb.code in records else list(map(_column_fractions(t, tb).__getitem__, column))
-        for tb, column in zip(plan.shown, units, strict=True)
-    ]
     win = t.units.win
     lines = _fractions(2 * den)
     games = t.line_games_all()
@@ -104,7 +100,11 @@ def standings(t: Tournament) -> Standings:
         for i, cached in enumerate(results):
             if cached is None:
                 t.results_of(i)
-    pick = itemgetter(*order)
+    pick = itemgetter(*order)  # every column is read in standings order, then made values
+    shown = [
+        pick(records[tb.code][1]) if tb.code in records else map(_column_fractions(t, tb).__getitem__, pick(column))
+        for tb, column in zip(plan.shown, units, strict=True)
+    ]
     complete = t.complete
     rows = tuple(
         map(
@@ -112,13 +112,13 @@ def standings(t: Tournament) -> Standings:
             zip(
                 ranks,
                 pick(start_nos),
-                pick(list(map(_name, t.opened.players))),
-                pick(list(map(_fractions(den).__getitem__, t.score))),
-                pick(list(zip(*columns, strict=True))),
+                map(_name, pick(t.opened.players)),
+                map(_fractions(den).__getitem__, pick(t.score)),
+                zip(*shown, strict=True),
                 pick(t.games),
                 pick(t.withdrawn),
                 pick(t.qualified[0]),
-                pick(list(map(line_of.__getitem__, games))),
+                map(line_of.__getitem__, pick(games)),
                 pick(results),
                 strict=True,
             ),
