@@ -370,9 +370,13 @@ class Tournament:
                 at = bisect_left(line, (round_,))
                 end = at + 1 if at < len(line) and line[at][0] == round_ else at
                 results[p] = (*line[:at], *([] if new is None else [self._result(new[k])]), *line[end:])
-        if len(players) == 2 and self.de_places:
+        if len(players) == 2:
             a, b = players
-            self.de_places = {g: places for g, places in self.de_places.items() if not (a in g and b in g)}
+            for group in self.de_places:  # the groups are disjoint: only ``a``'s can hold both
+                if a in group:
+                    if b in group:
+                        del self.de_places[group]
+                    break
         for p, e in zip(players, old, strict=True):
             if e is not None:
                 del self.entries[p][round_]
