@@ -106,6 +106,8 @@ class Run:
     def accept(self, event: Event) -> None:
         t, update = apply(self.t, event, self.standings)
         assert update is not None, f"{event} was not applied"
+        # the diff reads integer keys kept beside the rows: it must name exactly the rows that differ
+        assert update.changed == rows_that_differ(self.standings, update.standings)
         self.t = t
         self.standings = update.standings
         self.sent.append(event)
@@ -122,6 +124,18 @@ class Run:
         assert incremental_sums(self.t) == sums
         assert self.t.seq == seq
         assert standings(self.t) == self.standings
+
+
+def rows_that_differ(before: Standings, after: Standings) -> tuple[int, ...]:
+    """Start numbers whose rank, points, tie-breaks or withdrawal differ, read from the rows themselves."""
+    old = {row.start_no: (row.rank, row.points, row.tiebreaks, row.withdrawn) for row in before.rows}
+    return tuple(
+        sorted(
+            row.start_no
+            for row in after.rows
+            if old.get(row.start_no) != (row.rank, row.points, row.tiebreaks, row.withdrawn)
+        )
+    )
 
 
 def play(data: st.DataObject, n_range: tuple[int, int]) -> None:

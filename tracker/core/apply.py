@@ -17,9 +17,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
+from functools import lru_cache
 from itertools import compress
-from operator import mul
+from operator import ne
 
 from tracker.core.checks import check_bye, check_new_game, check_opened, existing_game, require_tournament
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
@@ -28,7 +28,6 @@ from tracker.core.events import (
     ByeRecorded,
     ByeVoided,
     Event,
-    GameEvent,
     PlayerWithdrawn,
     ResultCorrected,
     ResultRecorded,
@@ -101,13 +100,11 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     if already_applied(t, event):
         return t, None
     round_, players, new = _checked(t, event)
-    before: dict[int, set[int]] = {}
+    met = t.pair_games[players[0] * t.n + players[1]] if len(players) == 2 else 0  # games of the pair before
     flips: list[tuple[int, int, bool]] = []
     if isinstance(event, PlayerWithdrawn):
         t.withdrawn[players[0]] = True
     else:
-        if explain and isinstance(event, GameEvent):
-            before = {p: _qualifying(t, p) for p in players}
         flips = t.set_entries(round_, players, new)
     t.applied[event.id] = fingerprint(event)
     t.seq += 1
@@ -117,7 +114,7 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
         players=tuple(t.start_nos[p] for p in players),
         reached=reached,
         fell=fell,
-        qualification=_qualification_changes(t, before, flips) if explain else (),
+        qualification=_qualification_changes(t, players, met, flips) if explain else (),
     )
 
 
@@ -276,76 +273,93 @@ def diff(before: Standings | None, after: Standings) -> tuple[int, ...]:
     return _compare(before, after)[0]
 
 
-def _compare(
-    before: Standings | None, after: Standings
-) -> tuple[tuple[int, ...], list[tuple[int, Fraction, Fraction]] | None]:
-    """:func:`diff`, and whose KS moved: ``(start no, before, after)`` in ``after``'s order (``None``: no KS shown).
+def _compare(before: Standings | None, after: Standings) -> tuple[tuple[int, ...], list[tuple[int, int, int]] | None]:
+    """:func:`diff`, and whose KS moved: ``(start no, before, after)`` in KS units, in ``after``'s order.
 
-    One pass over both tables for both answers: :func:`apply` needs them after every result.
+    The second is ``None`` when no KS is shown.  One pass over both tables'
+    integer keys (:attr:`Standings.keys`) for both answers: :func:`apply`
+    needs them after every result.
     """
+    k = 3 + after.codes.index("KS") if "KS" in after.codes else -1
     if before is None:
-        return tuple(row.start_no for row in after.rows), None
-    k = after.codes.index("KS") if "KS" in after.codes else -1
-    old: dict[int, Row] = {row[1]: row for row in before.rows}
+        changed = tuple(row.start_no for row in after.rows)
+        if k < 0:
+            return changed, None
+        now = sorted((key[1], key[0], key[k]) for key in after.keys if key[k] != 0)
+        return changed, [(start_no, 0, units) for _, start_no, units in now]
+    if before.codes != after.codes or len(before.keys) != len(after.keys):
+        return _compare_rows(before, after), None  # not two tables of one tournament: no KS story
+    moved = list(map(ne, before.keys, after.keys))
+    new = list(compress(after.keys, moved))
+    if k < 0:
+        return tuple(sorted([key[0] for key in new])), None
+    # rows are listed by rank, then start number
+    moves = sorted(
+        (now[1], now[0], was[k], now[k])
+        for was, now in zip(compress(before.keys, moved), new, strict=True)
+        if was[k] != now[k]
+    )
+    return tuple(sorted([key[0] for key in new])), [(start_no, was, now) for _, start_no, was, now in moves]
+
+
+def _compare_rows(before: Standings, after: Standings) -> tuple[int, ...]:
+    """:func:`diff` of two tables that need not share their codes or players, row by row."""
+    old: dict[int, Row] = {row.start_no: row for row in before.rows}
     changed = []
-    moves: list[tuple[int, Fraction, Fraction]] | None = [] if k >= 0 else None
     for row in after.rows:
-        prev = old.get(row[1])
-        if prev is None:
-            changed.append(row[1])
-            if moves is not None and row[4][k] != 0:
-                moves.append((row[1], _ZERO, row[4][k]))
-            continue
-        # equal values are mostly the same Fraction objects (standings.exact): try identity first
-        if prev[4] != row[4]:
-            changed.append(row[1])
-            if moves is not None and (was := prev[4][k]) is not (now := row[4][k]) and was != now:
-                moves.append((row[1], was, now))
-        elif prev[0] != row[0] or (prev[3] is not row[3] and prev[3] != row[3]) or prev[6] != row[6]:
-            changed.append(row[1])
-    changed.sort()
-    return tuple(changed), moves
-
-
-def _qualifying(t: Tournament, p: int) -> set[int]:
-    n = t.n
-    # opponents (games > 0) who qualify: games × qualified is non-zero for exactly those
-    return set(compress(range(n), map(mul, t.pair_games[p * n : (p + 1) * n], t.qualified[0])))
+        prev = old.get(row.start_no)
+        if prev is None or (prev.rank, prev.points, prev.tiebreaks, prev.withdrawn) != (
+            row.rank,
+            row.points,
+            row.tiebreaks,
+            row.withdrawn,
+        ):
+            changed.append(row.start_no)
+    return tuple(sorted(changed))
 
 
 def _qualification_changes(
-    t: Tournament, before: dict[int, set[int]], flips: list[tuple[int, int, bool]]
+    t: Tournament, players: tuple[int, ...], met: int, flips: list[tuple[int, int, bool]]
 ) -> tuple[QualificationChange, ...]:
     """Per player, opponents who entered or left the qualifying set (limit 0).
 
-    ``before`` holds the sets, before the event, of the players whose games
-    it changed.  Everyone else's opponents are the same as before, so their
-    set changed exactly by the opponents who flipped.
+    A player's qualifying set is the opponents met who qualify, so it moves
+    only where an opponent's qualification flipped (``flips``), and, for the
+    two ``players`` of a game, where their own pair changed: ``met`` is how
+    many games the pair had before the event.
     """
-    moved: dict[int, tuple[set[int], set[int]]] = {}
-    for p, was in before.items():
-        now = _qualifying(t, p)
-        if now != was:
-            moved[p] = (now - was, was - now)
-    for limit, f, up in flips:
-        if limit != 0:
-            continue
+    n = t.n
+    qualified = t.qualified[0]
+    flipped = {f: up for limit, f, up in flips if limit == 0}
+    moved: dict[int, tuple[list[int], list[int]]] = {}
+    pair = set(players) if len(players) == 2 else set()
+    for f, up in flipped.items():
         for o in t.opponents(f):
-            if o in before:
-                continue
+            if f in pair and o in pair:
+                continue  # the pair of the game: below
             sets = moved.get(o)
             if sets is None:
-                sets = moved[o] = (set(), set())
-            sets[0 if up else 1].add(f)
-    start_nos = t.start_nos
-    return tuple(
-        QualificationChange(
-            start_nos[p],
-            tuple(sorted([start_nos[o] for o in moved[p][0]])),
-            tuple(sorted([start_nos[o] for o in moved[p][1]])),
+                sets = moved[o] = ([], [])
+            sets[0 if up else 1].append(f)
+    if pair:
+        a, b = players
+        meets = t.pair_games[a * n + b] > 0
+        for p, o in ((a, b), (b, a)):
+            was = met > 0 and qualified[o] != (o in flipped)
+            now = meets and qualified[o]
+            if was != now:
+                sets = moved.get(p)
+                if sets is None:
+                    sets = moved[p] = ([], [])
+                sets[0 if now else 1].append(o)
+    start_no = t.start_nos.__getitem__
+    changes = []
+    for p in sorted(moved, key=start_no):
+        entered, left = moved[p]
+        changes.append(
+            QualificationChange(start_no(p), tuple(sorted(map(start_no, entered))), tuple(sorted(map(start_no, left))))
         )
-        for p in sorted(moved, key=start_nos.__getitem__)
-    )
+    return tuple(changes)
 
 
 # -- plain words ----------------------------------------------------------------
@@ -353,13 +367,9 @@ def _qualification_changes(
 _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
 
 
-_ZERO = Fraction(0)
-
-
-def _signed(now: Fraction, was: Fraction) -> str:
-    """``now − was`` with its sign, as :func:`format_points` writes points (integer arithmetic: Fraction's is slow)."""
-    numerator = now.numerator * was.denominator - was.numerator * now.denominator
-    return ("+" if numerator > 0 else "−") + format_ratio(abs(numerator), now.denominator * was.denominator)
+def _signed(now: int, was: int, denominator: int) -> str:
+    """``(now − was) / denominator`` with its sign, as :func:`format_points` writes points."""
+    return ("+" if now > was else "−") + format_ratio(abs(now - was), denominator)
 
 
 def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:
@@ -367,12 +377,17 @@ def describe(t: Tournament, event: Event, change: Change, before: Standings | No
     return _sentence(t, event, change, _compare(before, after)[1])
 
 
-def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, Fraction, Fraction]] | None) -> str:
+@lru_cache(maxsize=4096)
+def _short_name(name: str) -> str:
+    """How the sentence names a player: the surname of "Surname, Given" (cached: a summary names several)."""
+    return name.split(",")[0].strip() or name
+
+
+def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, int, int]] | None) -> str:
     """:func:`describe`, given whose KS moved (:func:`_compare`)."""
 
     def short(start_no: int) -> str:
-        name = t.opened.players[t.index[start_no]].name
-        return name.split(",")[0].strip() or name
+        return _short_name(t.opened.players[t.index[start_no]].name)
 
     if isinstance(event, TournamentOpened):
         head = f"{event.name} opened with {len(event.players)} players"
@@ -390,7 +405,7 @@ def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int
     parts = [f"{short(p)} reaches 50%" for p in change.reached]
     parts += [f"{short(p)} falls below 50%" for p in change.fell]
     for start_no, was, now in moves or ():
-        parts.append(f"{short(start_no)}'s KS {_signed(now, was)}")
+        parts.append(f"{short(start_no)}'s KS {_signed(now, was, t.units.denominator)}")
     return head + (": " + ", ".join(parts) if parts else "")
 
 

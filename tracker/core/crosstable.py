@@ -45,6 +45,7 @@ in the player's score.  Forfeits and double forfeits are games (§15.2).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -229,18 +230,15 @@ class Tournament:
         """Player ``i``'s crosstable line: (round, opponent start no or 0, colour, TRF code)."""
         cached = self.results_cache[i]
         if cached is None:
-            start_nos = self.start_nos
-            entries = self.entries[i]
-            cached = tuple(
-                [
-                    (r, start_nos[e.opponent], "w" if e.white else "b", e.code)
-                    if e.opponent != BYE
-                    else (r, 0, "-", e.code)
-                    for r, e in sorted(entries.items())
-                ]
-            )
+            cached = tuple([self._result(e) for _, e in sorted(self.entries[i].items())])
             self.results_cache[i] = cached
         return cached
+
+    def _result(self, e: Entry) -> tuple[int, int, str, str]:
+        """One item of :meth:`results_of`."""
+        if e.opponent == BYE:
+            return (e.round, 0, "-", e.code)
+        return (e.round, self.start_nos[e.opponent], "w" if e.white else "b", e.code)
 
     def points_against(self, i: int, j: int) -> int:
         """Units ``i`` scored in all games against ``j``."""
@@ -365,11 +363,20 @@ class Tournament:
     ) -> None:
         """Swap ``old`` for ``new`` in the entries and the counts kept beside them (not the sums)."""
         units_win = self.units.win
-        for p in players:
-            self.results_cache[p] = None
-        if len(players) == 2 and self.de_places:
+        results = self.results_cache
+        for k, p in enumerate(players):
+            line = results[p]
+            if line is not None:  # patch the one round (rebuilding the line sorts every entry)
+                at = bisect_left(line, (round_,))
+                end = at + 1 if at < len(line) and line[at][0] == round_ else at
+                results[p] = (*line[:at], *([] if new is None else [self._result(new[k])]), *line[end:])
+        if len(players) == 2:
             a, b = players
-            self.de_places = {g: places for g, places in self.de_places.items() if not (a in g and b in g)}
+            for group in self.de_places:  # the groups are disjoint: only ``a``'s can hold both
+                if a in group:
+                    if b in group:
+                        del self.de_places[group]
+                    break
         for p, e in zip(players, old, strict=True):
             if e is not None:
                 del self.entries[p][round_]

@@ -11,13 +11,13 @@ them into JSON numbers (halves and quarters are exact in binary).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
-from itertools import groupby
+from itertools import compress, pairwise
 from math import gcd
-from operator import attrgetter, itemgetter, neg
+from operator import attrgetter, itemgetter, ne, neg
 from typing import Any, Final, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
@@ -63,6 +63,10 @@ class Standings:
     scoring: tuple[tuple[str, Fraction], ...] = ()
     #: the C.07 edition the values follow (``2024`` or ``2026``)
     rules: str = "2026"
+    #: per player (in start-list order), the integers behind what :func:`tracker.core.apply.diff` compares:
+    #: ``(start no, rank, points, *tie-breaks shown, withdrawn)`` in the core's units — comparing them is
+    #: several times cheaper than comparing the rows' Fractions, after every result
+    keys: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
 
     def row(self, start_no: int) -> Row:
         for row in self.rows:
@@ -85,8 +89,8 @@ def standings(t: Tournament) -> Standings:
     de = [0] * t.n
     records = {code: record_column(t, tb) for code, tb in plan.records}
     start_nos = t.start_nos
-    order, ranks = _rank(t, plan, _sort_values(t, records), de)
-    columns = [records[tb.code][1] if tb.code in records else _display_column(t, tb, de) for tb in plan.shown]
+    order, ranks, rank_of = _rank(t, plan, _sort_values(t, records), de)
+    units = [records[tb.code][0] if tb.code in records else _units_column(t, tb, de) for tb in plan.shown]
     win = t.units.win
     lines = _fractions(2 * den)
     games = t.line_games_all()
@@ -96,7 +100,11 @@ def standings(t: Tournament) -> Standings:
         for i, cached in enumerate(results):
             if cached is None:
                 t.results_of(i)
-    pick = itemgetter(*order)
+    pick = itemgetter(*order)  # every column is read in standings order, then made values
+    shown = [
+        pick(records[tb.code][1]) if tb.code in records else map(_column_fractions(t, tb).__getitem__, pick(column))
+        for tb, column in zip(plan.shown, units, strict=True)
+    ]
     complete = t.complete
     rows = tuple(
         map(
@@ -104,13 +112,13 @@ def standings(t: Tournament) -> Standings:
             zip(
                 ranks,
                 pick(start_nos),
-                pick(list(map(_name, t.opened.players))),
-                pick(list(map(_fractions(den).__getitem__, t.score))),
-                pick(list(zip(*columns, strict=True))),
+                map(_name, pick(t.opened.players)),
+                map(_fractions(den).__getitem__, pick(t.score)),
+                zip(*shown, strict=True),
                 pick(t.games),
                 pick(t.withdrawn),
                 pick(t.qualified[0]),
-                pick(list(map(line_of.__getitem__, games))),
+                map(line_of.__getitem__, pick(games)),
                 pick(results),
                 strict=True,
             ),
@@ -128,6 +136,7 @@ def standings(t: Tournament) -> Standings:
         rows=rows,
         scoring=_scoring(t.opened.scoring, t.units),
         rules=t.rules,
+        keys=tuple(zip(start_nos, rank_of, t.score, *units, t.withdrawn, strict=True)),
     )
 
 
@@ -170,46 +179,63 @@ def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
     return _plan(t.opened.tiebreaks, t.rules).shown
 
 
-def _rank(t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]) -> tuple[list[int], list[int]]:
-    """Player indices in standings order and each one's rank; fills ``de`` with the DE places.
+def _rank(
+    t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """Player indices in standings order, the rank of each in that order and by index; fills ``de`` with DE places.
 
     DE is evaluated inside each group tied on the criteria before it (its
     places cached per group, see :attr:`Tournament.de_places`); then every
     player has an integer key (the criteria in order, DE as minus the place)
-    and one sort orders the table, ties listed by start number.
+    and one sort orders the table, ties listed by start number.  Runs after
+    every result, so the per-player work is done by C loops (sorts, maps,
+    zips) and Python code runs per group, not per player.
     """
     n = t.n
     start_nos = t.start_nos
     before, after = plan.before_de, plan.after_de
     if plan.has_de:
-        prefix: Sequence[Any] = (
-            keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True))
-        )
-        cache = t.de_places
-        used: dict[tuple[int, ...], list[int]] = {}
-        # a stable sort: inside each tied group the indices stay ascending (the cache key)
-        for _, tied in groupby(sorted(range(n), key=prefix.__getitem__), prefix.__getitem__):
-            group = list(tied)
-            if len(group) > 1:
-                members = tuple(group)
-                places = cache.get(members)
-                if places is None:
-                    found = direct_encounter(t, group)
-                    places = [found[i] for i in group]
-                used[members] = places
-                for i, place in zip(group, places, strict=True):
-                    de[i] = place
-        t.de_places = used
+        _de_column(t, keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True)), de)
         full = list(zip(*(keys[p] for p in before), map(neg, de), *(keys[p] for p in after), strict=True))
     else:
         full = list(zip(*(keys[p] for p in before), strict=True))
     by_start = range(n) if start_nos == sorted(start_nos) else sorted(range(n), key=start_nos.__getitem__)
     order = sorted(by_start, key=full.__getitem__, reverse=True)
-    ordered = list(map(full.__getitem__, order))
-    # a rank is 1 + the position of the first equal key: written last to first, the first one wins
-    first = dict(zip(reversed(ordered), range(n, 0, -1), strict=True))
-    ranks = list(map(first.__getitem__, ordered))
-    return order, ranks
+    ranks = []
+    rank_of = [0] * n
+    rank, last = 0, None
+    for position, i in enumerate(order, start=1):
+        if full[i] != last:  # a rank is the position of the first of the equal keys
+            rank, last = position, full[i]
+        ranks.append(rank)
+        rank_of[i] = rank
+    return order, ranks, rank_of
+
+
+def _de_column(t: Tournament, prefix: Sequence[Any], de: list[int]) -> None:
+    """Fill ``de`` (all 0) with each player's DE place inside the group tied with them on ``prefix`` (0: not tied).
+
+    Places are cached per group (:attr:`Tournament.de_places`): only the
+    groups whose members changed are decided again.
+    """
+    n = t.n
+    # a stable sort: inside each tied group the indices stay ascending (the cache key)
+    grouped = sorted(range(n), key=prefix.__getitem__)
+    values = list(map(prefix.__getitem__, grouped))
+    cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
+    cache = t.de_places
+    used: dict[tuple[int, ...], list[int]] = {}
+    for lo, hi in pairwise(cuts):
+        if hi - lo > 1:
+            members = tuple(grouped[lo:hi])
+            places = cache.get(members)
+            if places is None:
+                found = direct_encounter(t, grouped[lo:hi])
+                places = list(map(found.__getitem__, members))
+            used[members] = places
+            for i, place in zip(members, places, strict=True):
+                de[i] = place
+    t.de_places = used
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
@@ -237,19 +263,6 @@ def _sort_values(t: Tournament, records: dict[str, tuple[list[int], list[Fractio
         else:
             columns.append(())  # DE: computed per group
     return columns
-
-
-def _split(group: list[int], values: dict[int, int] | dict[int, tuple[int, ...]]) -> Iterable[list[int]]:
-    """``group`` ordered by ``values`` (higher first), cut where the value changes."""
-    ordered = sorted(group, key=values.__getitem__, reverse=True)
-    current = [ordered[0]]
-    for i in ordered[1:]:
-        if values[i] == values[current[0]]:
-            current.append(i)
-        else:
-            yield current
-            current = [i]
-    yield current
 
 
 class _Fractions(dict[int, Fraction]):
@@ -288,17 +301,27 @@ def exact(numerator: int, denominator: int) -> Fraction:
     return _fractions(denominator)[numerator]
 
 
-def _display_column(t: Tournament, tb: TieBreak, de: list[int]) -> list[Fraction]:
-    den = t.units.denominator
+def _units_column(t: Tournament, tb: TieBreak, de: list[int]) -> Sequence[int]:
+    """A shown column's values per player, in its units (see :func:`_column_fractions`)."""
     if tb.kind == "PTS":
-        return list(map(_fractions(den).__getitem__, t.score))
+        return t.score
     if tb.kind == "SB":
-        return list(map(_fractions(den * den).__getitem__, t.sb))
+        return t.sb
     if tb.kind == "WON":
-        return list(map(_fractions(1).__getitem__, t.wins))
+        return t.wins
     if tb.kind == "KS":
-        return list(map(_fractions(den).__getitem__, t.ks[tb.limit]))
-    return list(map(_fractions(1).__getitem__, de))
+        return t.ks[tb.limit]
+    return de
+
+
+def _column_fractions(t: Tournament, tb: TieBreak) -> _Fractions:
+    """Units → value for a column of :func:`_units_column`: SB is in units², wins and DE places are counts."""
+    den = t.units.denominator
+    if tb.kind in ("PTS", "KS"):
+        return _fractions(den)
+    if tb.kind == "SB":
+        return _fractions(den * den)
+    return _fractions(1)
 
 
 def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
@@ -311,10 +334,6 @@ def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
     the games inside them, until nothing changes.  Returns 1-based places
     (shared places repeat); all 0 when the group stays completely tied.
     """
-    if len(group) == 2:
-        a, b = group
-        da, db = _de_score(t, a, group), _de_score(t, b, group)
-        return {a: 0, b: 0} if da == db else {a: 1, b: 2} if da > db else {a: 2, b: 1}
     places = dict.fromkeys(group, 0)
     _resolve(t, group, 1, places)
     if len(set(places.values())) == 1:
@@ -323,26 +342,70 @@ def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
 
 
 def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int]) -> None:
-    scores = {i: _de_score(t, i, group) for i in group}
-    parts = list(_split(group, scores))
-    if len(parts) == 1:
+    """Give the members of ``group`` their places from ``base`` on, by DE inside ``group``, recursively."""
+    if len(group) == 2:
+        # the two met as often as each other: what each scored against the other decides
+        a, b = group
+        n = t.n
+        da, db = t.pair_units[a * n + b], t.pair_units[b * n + a]
+        places[a] = base if da >= db else base + 1
+        places[b] = base if db >= da else base + 1
+        return
+    scores = _de_scores(t, group)
+    if min(scores) == max(scores):
         for i in group:
             places[i] = base
         return
+    # a stable sort: ties keep the group's order
+    ranked = sorted(zip(scores, group, strict=True), key=_first, reverse=True)
     offset = base
-    for part in parts:
-        if len(part) == 1:
-            places[part[0]] = offset
+    start = 0
+    while start < len(ranked):
+        score = ranked[start][0]
+        end = start + 1
+        while end < len(ranked) and ranked[end][0] == score:
+            end += 1
+        if end - start == 1:
+            places[ranked[start][1]] = offset
         else:
-            _resolve(t, part, offset, places)
-        offset += len(part)
+            _resolve(t, [i for _, i in ranked[start:end]], offset, places)
+        offset += end - start
+        start = end
 
 
-def _de_score(t: Tournament, i: int, members: Iterable[int]) -> int:
-    """Twice the DE score in units (averages of two meetings stay integral)."""
-    at = i * t.n
-    units, games = t.pair_units, t.pair_games
-    return sum([2 * units[at + j] // games[at + j] for j in members if games[at + j]])
+_first = itemgetter(0)
+
+
+def _de_scores(t: Tournament, group: list[int]) -> list[int]:
+    """Numbers that order the members of ``group`` by DE score inside it: the score doubled, in units.
+
+    Doubled so that the average of two meetings stays integral; in a single
+    round robin a pair meets at most once and the units scored against a
+    player never met are 0, so the units scored are summed as they are
+    (and doubled: the same numbers).  Plain loops: groups are small, and
+    they run for every tied group whose members changed, after every result
+    (comprehensions cost a call each).
+    """
+    n = t.n
+    units = t.pair_units
+    scores = []
+    if t.cycles == 1:
+        for i in group:
+            at = i * n
+            score = 0
+            for j in group:
+                score += units[at + j]
+            scores.append(2 * score)
+        return scores
+    games = t.pair_games
+    for i in group:
+        at = i * n
+        score = 0
+        for j in group:
+            if games[at + j]:
+                score += 2 * units[at + j] // games[at + j]
+        scores.append(score)
+    return scores
 
 
 def format_points(value: Fraction) -> str:
