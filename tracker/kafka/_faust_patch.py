@@ -3,8 +3,10 @@
 Verified against faust-streaming 0.15.3 (the range pinned in pyproject.toml):
 it overrides ``Consumer._new_offset`` and ``Consumer._add_gap``, reads
 ``Consumer._acked``/``_acked_index`` under ``faust.types.tuples.ack_lock``,
-replaces ``App._new_transport``, and sets ``faust.streams._current_event``
-(:func:`make_current`).  A Faust release that renames any of
+replaces ``App._new_transport``, sets ``faust.streams._current_event``
+(:func:`make_current`), and reaches Faust's aiokafka producer
+(``Producer._producer``, :func:`raw_producer`) and a table's store
+(``Table.data`` and a memory store's ``data``, :func:`table_store`).  A Faust release that renames any of
 these breaks the worker's delivery guarantee, so the pin moves only after the
 Kafka tests pass on the new release.
 """
@@ -17,6 +19,7 @@ from typing import Any
 
 import faust
 import faust.streams
+from faust.stores.memory import Store as MemoryStore
 from faust.transport.drivers import aiokafka as faust_kafka
 from faust.types import TP
 from faust.types.tuples import ack_lock
@@ -38,6 +41,34 @@ def make_current(event: Any) -> None:
     them, so it names each event before writing what that event led to.
     """
     faust.streams._current_event.set(weakref.ref(event))
+
+
+def raw_producer(app: Any) -> Any:
+    """The started ``AIOKafkaProducer`` under Faust's producer (settings, credentials and all).
+
+    The worker produces its records with it a batch per partition
+    (:mod:`tracker.kafka.batches`) instead of one Faust ``send`` each.
+    ``Producer.flush`` flushes it too.
+    """
+    producer = app.producer._producer
+    assert producer is not None, "Faust starts its producer before any agent runs"
+    return producer
+
+
+def table_store(table: Any) -> Any:
+    """The mapping under a Faust table: read and written without Faust's per-key work.
+
+    Writing ``table[key] = value`` also produces the key's changelog record
+    (one Faust ``send`` each) and reading ``table.get(key)`` runs a sensor
+    and, for a missing key, raises and catches ``KeyError``.  The worker
+    reads the store and writes it directly, and produces the changelog
+    records itself (the same key and value bytes, to the changelog partition
+    Faust would pick: the record's results partition), a batch at a time.
+    Recovery reads the changelog as before.  With the worker's in-memory
+    store that mapping is the store's own ``dict``.
+    """
+    store = table.data
+    return store.data if isinstance(store, MemoryStore) else store
 
 
 class Consumer(faust_kafka.Consumer):
