@@ -17,7 +17,11 @@ broker has every record (``acks=all``); a batch the broker did not take is
 sent again together with the later batches of its partition, so what a
 partition ends with is still every record in the order given (a record may
 then be on the broker twice: the changelog gets the same entry again, and
-gateways drop an update they had by its seq).
+gateways drop an update they had by its seq).  That order holds within one
+:meth:`BatchProducer.send`: a batch retried after aiokafka gave up on it
+(its own retries ran out) lands after what a later ``send`` put on the same
+partition meanwhile, so a compacted snapshot may then be older than the
+latest until the tournament's next snapshot.
 
 A record goes to the partition it names, or (``None``) to the one aiokafka's
 ``DefaultPartitioner`` gives its key: the partitioner Faust's producer uses
