@@ -156,7 +156,9 @@ def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
 
 
 def _number(value: Fraction) -> float:
-    return float(value)
+    # float(value) exactly (Rational.__float__ divides the same two ints), without its two int() calls and
+    # the method lookups: a worker converts about 70 numbers per update, one update per result.
+    return value.numerator / value.denominator
 
 
 # -- projections -------------------------------------------------------------------------------

@@ -179,6 +179,32 @@ async def test_a_restarted_worker_recovers_the_table_and_redelivered_events_chan
     assert seen[-1]["standings"] == offline_rows(tf)
 
 
+async def test_a_worker_restarted_after_a_burst_goes_on_from_every_entry_of_it(
+    deployment: tuple[Broker, Gateway],
+) -> None:
+    """A burst's entries reach the changelog as multi-record batches; a restarted worker recovers every one.
+
+    Only the events after the restart are produced, so an entry the new worker
+    did not recover would leave the tournament short of the seq it had reached
+    and its later events at the wrong seqs (Tansu reports a partition's end
+    offset as its last batch's first offset + 1).
+    """
+    broker, gateway = deployment
+    tf = read_file(str(data_file("fide-tec-exercise16-rr6.trf")), "restart-burst")
+    events = [tf.opened, *tf.events]
+    half = len(events) // 2
+    await produce_events(events[:half], broker.url)
+    await follow(broker, gateway.ws_url, "restart-burst", half)
+    (worker,) = [p for p in broker.started if p.name.startswith("worker")]
+    assert worker.stop() == 0
+    broker.started.remove(worker)
+    broker.worker()
+    await produce_events(events[half:], broker.url)
+    seen = await follow(broker, gateway.ws_url, "restart-burst", len(events))
+    assert [m["seq"] for m in seen if m["type"] == "update"] == list(range(half + 1, len(events) + 1))
+    assert seen[-1]["standings"] == offline_rows(tf)
+
+
 # -- submit at a gateway ------------------------------------------------------------------
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from tracker.core.standings import standings
 from tracker.formats import state_from
 from tracker.formats.files import read_file
 from tracker.kafka import publisher as publishing
+from tracker.kafka.batches import Delivery, Record
 from tracker.kafka.processing import Outcome
 from tracker.kafka.producer import produce_events
 from tracker.kafka.progress import Admit, Progress
@@ -218,25 +218,31 @@ class Journal:
             raise ConnectionError("broker unreachable")
         self.entries.append("flush")
 
-    def topic(self, name: str) -> Any:
-        async def send(*, key: bytes, value: bytes) -> None:
-            self.entries.append((name, key, value))
-            if sum(1 for e in self.entries if e != "flush") == self.sends:
-                self.all_sent.set()
-
-        return Topic(send)
+    async def produce(self, records: list[Record]) -> Delivery:
+        """What :class:`Publisher` asks of the producer: the records, in order, then their delivery."""
+        for topic, _, key, value in records:
+            self.entries.append((topic, key, value))
+        return Delivered(self)
 
 
-class Topic:
-    """What :class:`Publisher` asks of a Faust topic: ``send``."""
+class Delivered:
+    """A delivery that says the journal's records are all sent once awaited."""
 
-    def __init__(self, send: Callable[..., Awaitable[None]]) -> None:
-        self.send = send
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    async def delivered(self) -> None:
+        if sum(1 for e in self.journal.entries if e != "flush") >= self.journal.sends:
+            self.journal.all_sent.set()
+
+
+def publisher_for(journal: Journal, progress: Progress) -> Publisher:
+    return Publisher(journal.flush, journal.produce, progress, standings="standings", dead_letters="dead-letters")
 
 
 async def publish_all(journal: Journal, outcomes: list[tuple[TP, int, Outcome | None]]) -> Progress:
     progress = progress_with()
-    publisher = Publisher(journal.flush, journal.topic("standings"), journal.topic("dead-letters"), progress)
+    publisher = publisher_for(journal, progress)
     running = asyncio.ensure_future(publisher.run())
     try:
         for tp, offset, outcome in outcomes:
@@ -278,7 +284,7 @@ async def test_nothing_is_sent_before_a_flush_succeeded(monkeypatch: pytest.Monk
 async def test_staged_outcomes_wait_for_their_release_even_across_a_flush() -> None:
     journal = Journal(sends=1)
     progress = progress_with()
-    publisher = Publisher(journal.flush, journal.topic("standings"), journal.topic("dead-letters"), progress)
+    publisher = publisher_for(journal, progress)
     running = asyncio.ensure_future(publisher.run())
     try:
         await publisher.add(RESULTS_3, 0, Outcome("a", update=b"u-a-1"))

@@ -11,22 +11,28 @@ recipe as the embedded processor: **decode → apply → store → publish**:
 1. :meth:`Processor.handle <tracker.kafka.processing.Processor.handle>`
    decodes the event and applies it with the core's ``apply`` to the live
    tournament (rebuilt from the table's entries when needed);
-2. an accepted event's entry (``tournament/seq`` → the event) is assigned
-   to the table ``tournaments`` (Faust writes it to the compacted changelog
-   ``tracker-tournaments-changelog``): one record of the event's size,
+2. an accepted event's entry (``tournament/seq`` → the event) is stored in
+   the table ``tournaments`` and its changelog record (the key and value
+   Faust would write, to the results partition's changelog partition) is
+   added to the batch's records for the compacted
+   ``tracker-tournaments-changelog``: one record of the event's size,
    however long the tournament;
 3. the outcome is staged with :class:`~tracker.kafka.publisher.Publisher`.
 
-Then, once per batch: each results partition's position is written to the
-``progress`` table, each tournament the batch touched gets **one**
+Then, once per batch: each tournament the batch touched gets **one**
 ``snapshot`` on the compacted ``tracker-snapshots`` (its latest standings:
-only the latest matters), and the batch's outcomes are released to the
-publisher, which flushes the producer (the changelog records and the
-snapshots are on the broker, ``acks=all``) and then sends every accepted
-event's own ``update`` to ``tracker-standings``, in order (every seq still
-gets its update); a rejected event goes to ``tracker-dead-letters`` with
-its code and reason instead.  One flush serves every record applied since
-the last one, so a burst of results costs one broker round trip.
+only the latest matters), the changelog records and snapshots are handed to
+the producer a batch per partition (:mod:`tracker.kafka.batches`: one
+delivery future per partition batch, not one Faust ``send`` per record),
+each results partition's position is written to the ``progress`` table,
+and the batch's outcomes are released to the publisher, which flushes the
+producer and waits until the broker has the changelog records and the
+snapshots (``acks=all``) and then produces every accepted event's own
+``update`` to ``tracker-standings``, in order, a batch per partition too
+(every seq still gets its update); a rejected event goes to
+``tracker-dead-letters`` with its code and reason instead.  One flush
+serves every record applied since the last one, so a burst of results costs
+one broker round trip.
 
 Snapshot before update is what lets a gateway start from the snapshots and
 then follow the updates without a gap (see :mod:`tracker.kafka.feed`): an
@@ -84,20 +90,20 @@ from typing import Any
 
 import faust
 
-from tracker.kafka._faust_patch import App, make_current
+from tracker.kafka._faust_patch import App, make_current, raw_producer, table_store
+from tracker.kafka.batches import BatchProducer, Record
 from tracker.kafka.processing import Processor
 from tracker.kafka.progress import Admit, Progress
-from tracker.kafka.publisher import Publisher, retrying
+from tracker.kafka.publisher import Publisher, retrying_result
 from tracker.kafka.topics import (
     APP_ID,
     BROKER_WAIT,
-    DEAD_LETTERS,
+    CHANGELOG,
     DEFAULT_PARTITIONS,
     PLAINTEXT,
     PROGRESS_TABLE,
     RESULTS,
     SNAPSHOTS,
-    STANDINGS,
     TABLE,
     KafkaSecurity,
     await_topics,
@@ -193,9 +199,6 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
         **timeouts,
     )
     results = app.topic(RESULTS, partitions=partitions, **_RAW)
-    standings = app.topic(STANDINGS, partitions=partitions, **_RAW)
-    snapshots = app.topic(SNAPSHOTS, partitions=partitions, **_RAW)
-    dead_letters = app.topic(DEAD_LETTERS, partitions=partitions, **_RAW)
     table = app.Table(
         TABLE,
         default=None,
@@ -218,32 +221,36 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
         lambda: app.consumer, progress_table, retry=max(1.0, 2 * app.conf.broker_commit_interval)
     )
     processor = Processor()
+    tournaments = table_store(table)  # the entries, read and written without Faust's per-key work
+    producer = BatchProducer(lambda: raw_producer(app))
 
-    publisher = Publisher(lambda: app.producer.flush(), standings, dead_letters, progress)
+    publisher = Publisher(lambda: app.producer.flush(), producer.send, progress)
     app.task(publisher.run)
 
     async def apply_results(stream: Any) -> None:
         """decode → apply → store → publish, a batch of records at a time, each in partition order."""
         async for events in stream.take_events(BATCH, within=BATCH_WITHIN):
             last: dict[Any, Any] = {}  # per results partition, its last record in the batch
+            records: list[Record] = []  # the batch's changelog records, then its snapshots
             for event in events:
-                make_current(event)  # the table writes below go to this record's changelog partition
                 tp, offset = event.message.tp, event.message.offset
                 last[tp] = event
                 admitted = await progress.admit(tp, offset)
                 if admitted is not Admit.SKIP:  # a skipped record comes again: it must not be committed
-                    key = event.key
-                    outcome = processor.handle(key, event.value, table)
+                    outcome = processor.handle(event.key, event.value, tournaments)
                     if outcome.entry is not None:
-                        table[outcome.entry[0]] = outcome.entry[1]  # Faust writes it to the changelog
+                        key, value = outcome.entry
+                        tournaments[key] = value
+                        records.append((CHANGELOG, tp.partition, key, value))  # the partition Faust would write
                     await publisher.stage(tp, offset, outcome)  # may wait: the record is in hand until then
                 progress.done(tp, offset, admitted, store=False)
+            for tournament, snapshot in processor.snapshots():  # once per tournament: the latest standings
+                records.append((SNAPSHOTS, None, tournament.encode(), snapshot))
+            sent = await retrying_result("the changelog and snapshots", producer.send, records)
             for tp, event in last.items():  # each partition's position, once per batch, after its entries
                 make_current(event)
                 progress.store(tp)
-            for tournament, snapshot in processor.snapshots():  # once per tournament: the latest standings
-                await retrying(tournament, snapshots.send, key=tournament.encode(), value=snapshot)
-            publisher.release()  # the updates follow once all of the above is on the broker
+            publisher.release(sent)  # the updates follow once all of the above is on the broker
 
     app.agent(results, name="tracker.apply")(apply_results)
 
