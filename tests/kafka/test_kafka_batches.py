@@ -18,7 +18,7 @@ from aiokafka.producer.message_accumulator import BatchBuilder
 from tests.kafka_fixtures import PARTITIONS, Broker, kafka_broker, partition_of, read_topic  # noqa: F401  (a fixture)
 from tracker.kafka import batches as batching
 from tracker.kafka.batches import BatchProducer, Record
-from tracker.kafka.topics import CHANGELOG, STANDINGS, ensure_topics
+from tracker.kafka.topics import CHANGELOG, SNAPSHOTS, STANDINGS, ensure_topics
 
 
 async def test_records_land_per_partition_in_order_on_the_default_partitioners_partitions(
@@ -99,3 +99,20 @@ async def test_a_refused_batch_is_sent_again_with_the_later_batches_of_its_parti
     assert by_partition[0][:first] == everything[0][:first]
     assert by_partition[0][-(12 - first) :] == everything[0][first:]  # the refused batch and the later ones, again
     assert len(by_partition[0]) > 12
+
+
+async def test_a_snapshot_refused_after_a_newer_one_went_through_is_not_sent_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Snapshots: the newest per tournament wins on a compacted topic, so a stale one must not land last."""
+    monkeypatch.setattr(batching, "RETRY_SECONDS", 0.01)
+    producer = RefusingProducer(refuse=1)  # the older send's snapshot batch fails (aiokafka gave up on it)
+    batches = BatchProducer(lambda: producer, latest_only={SNAPSHOTS})
+    older = await batches.send([(SNAPSHOTS, 0, b"t", b"seq 7"), (CHANGELOG, 1, b"t/7", b"entry")])
+    newer = await batches.send([(SNAPSHOTS, 0, b"t", b"seq 8")])
+    async with asyncio.timeout(5):
+        await newer.delivered()
+        await older.delivered()
+    snapshots = [keys for topic, _, keys in producer.delivered if topic == SNAPSHOTS]
+    assert snapshots == [[b"t"]] and producer.calls == 3  # seq 8 once; seq 7 dropped, not sent after it
+    assert [keys for topic, _, keys in producer.delivered if topic == CHANGELOG] == [[b"t/7"]]  # entries: never dropped

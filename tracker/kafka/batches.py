@@ -20,8 +20,11 @@ then be on the broker twice: the changelog gets the same entry again, and
 gateways drop an update they had by its seq).  That order holds within one
 :meth:`BatchProducer.send`: a batch retried after aiokafka gave up on it
 (its own retries ran out) lands after what a later ``send`` put on the same
-partition meanwhile, so a compacted snapshot may then be older than the
-latest until the tournament's next snapshot.
+partition meanwhile.  For a topic where only the newest record of a key
+counts (``latest_only``: the snapshots, compacted by key), such a retry
+leaves out every record whose key a later ``send`` carried, so an older
+snapshot never lands after a newer one; the changelog entries and updates
+are all sent again.
 
 A record goes to the partition it names, or (``None``) to the one aiokafka's
 ``DefaultPartitioner`` gives its key: the partitioner Faust's producer uses
@@ -68,18 +71,28 @@ class _Batch:
 
 
 class Sent:
-    """The batches of one :meth:`BatchProducer.send`, enqueued in order."""
+    """The batches of one :meth:`BatchProducer.send`, enqueued in order.
 
-    def __init__(self, producer: Callable[[], Any], batches: list[_Batch]) -> None:
+    ``superseded(topic, key)`` says whether a later send carried a newer record that replaces this one.
+    """
+
+    def __init__(
+        self,
+        producer: Callable[[], Any],
+        batches: list[_Batch],
+        superseded: Callable[[str, bytes], bool] = lambda topic, key: False,
+    ) -> None:
         self._producer = producer
         self._batches = batches
+        self._superseded = superseded
 
     async def delivered(self) -> None:
         """Return once the broker has every record; never raises.
 
         A partition's batch that failed is sent again with the batches after
         it (every ``RETRY_SECONDS``) until the broker has them all: a record
-        the agent applied is never left unpublished.
+        the agent applied is never left unpublished, except a latest-only
+        record a later send has superseded (its newer record is the one that counts).
         """
         pending = self._batches
         while pending:
@@ -95,6 +108,11 @@ class Sent:
                     again.append(batch)
             if again:
                 await asyncio.sleep(RETRY_SECONDS)
+                for batch in again:  # a newer record of the key went out meanwhile: this one would land after it
+                    batch.records = [
+                        (key, value) for key, value in batch.records if not self._superseded(batch.topic, key)
+                    ]
+                again = [batch for batch in again if batch.records]
                 producer = self._producer()
                 for batch in again:
                     batch.builder = _builder(producer, batch.records)
@@ -103,12 +121,19 @@ class Sent:
 
 
 class BatchProducer:
-    """Produces lists of records through an aiokafka producer, a batch per topic partition."""
+    """Produces lists of records through an aiokafka producer, a batch per topic partition.
 
-    def __init__(self, producer: Callable[[], Any]) -> None:
+    ``latest_only``: topics where a key's newest record replaces the older ones (see the module's
+    docstring): a retry leaves out what a later :meth:`send` superseded.
+    """
+
+    def __init__(self, producer: Callable[[], Any], *, latest_only: Iterable[str] = ()) -> None:
         self._producer = producer  # the started AIOKafkaProducer, looked up when needed
         self._partitions: dict[str, list[int]] = {}
         self._by_key: dict[tuple[str, bytes], int] = {}
+        self._latest_only = frozenset(latest_only)
+        self._sends = 0
+        self._newest: dict[tuple[str, bytes], int] = {}  # (latest-only topic, key) → the last send carrying it
 
     async def send(self, records: list[Record]) -> Sent:
         """Enqueue ``records``, per topic partition in the order given; await :meth:`Sent.delivered` for the broker.
@@ -118,8 +143,14 @@ class BatchProducer:
         enqueued, when the broker does not give a topic's partitions.
         """
         producer = self._producer()
+        self._sends += 1
+        number = self._sends
         grouped: dict[tuple[str, int], list[tuple[bytes, bytes]]] = {}
         for topic, partition, key, value in records:
+            if topic in self._latest_only:
+                if len(self._newest) >= _KEYS_CACHED:
+                    self._newest.clear()  # forgetting only means an old record may be retried, as without this
+                self._newest[(topic, key)] = number
             if partition is None:
                 partition = await self._partition_of(producer, topic, key)
             grouped.setdefault((topic, partition), []).append((key, value))
@@ -136,7 +167,7 @@ class BatchProducer:
                 batches.append(_Batch(topic, partition, chunk[:taken], builder))
                 chunk = chunk[taken:]
         await _enqueue(producer, batches)
-        return Sent(self._producer, batches)
+        return Sent(self._producer, batches, lambda topic, key: self._newest.get((topic, key), number) > number)
 
     async def _partition_of(self, producer: Any, topic: str, key: bytes) -> int:
         found = self._by_key.get((topic, key))

@@ -222,7 +222,7 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     )
     processor = Processor()
     tournaments = table_store(table)  # the entries, read and written without Faust's per-key work
-    producer = BatchProducer(lambda: raw_producer(app))
+    producer = BatchProducer(lambda: raw_producer(app), latest_only={SNAPSHOTS})
 
     publisher = Publisher(lambda: app.producer.flush(), producer.send, progress)
     app.task(publisher.run)
