@@ -669,8 +669,13 @@ def _results_text(results: Any) -> str:
     return ";".join([f"{r},{o},{c},{x}" for r, o, c, x in results])
 
 
-def digest_row(codes: list[str], row: Mapping[str, Any], results: str | None = None) -> str:
-    """One row's line of the canonical text (``results``: its crosstable part, when the caller has it)."""
+def digest_row(codes: list[str], row: Mapping[str, Any]) -> str:
+    """One row's line of the canonical text: its fields and tie-breaks, then its crosstable part."""
+    return f"{_digest_fields(codes, row)}|{_results_text(row['results'])}"
+
+
+def _digest_fields(codes: list[str], row: Mapping[str, Any]) -> str:
+    """A row's line of the canonical text up to its crosstable part (without the ``|`` before it)."""
     tiebreaks = row["tiebreaks"]
     return "|".join(
         (
@@ -683,7 +688,6 @@ def digest_row(codes: list[str], row: Mapping[str, Any], results: str | None = N
             js_number(row["qualified"]),
             js_number(row["line"]),
             ",".join(js_number(tiebreaks[c]) if c in tiebreaks else "" for c in codes),
-            _results_text(row["results"]) if results is None else results,
         )
     )
 
@@ -744,7 +748,9 @@ class Digester:
                 kept = self._whole(row)
             elif change is not None:
                 results = _results_text(row["results"]) if "results" in change else kept[1]
-                head = kept[0] if change.keys() <= {"start_no", "results", "results_from"} else self._head(row)
+                head = (
+                    kept[0] if change.keys() <= {"start_no", "results", "results_from"} else _digest_fields(codes, row)
+                )
                 kept = self.rows[start_no] = (head, results)
             out.append(f"{kept[0]}|{kept[1]}")
         if len(self.rows) > len(p["standings"]):
@@ -753,12 +759,8 @@ class Digester:
                 del self.rows[gone]
         return digest_text(out)
 
-    def _head(self, row: Mapping[str, Any]) -> str:
-        line = digest_row(self.codes, row, "")
-        return line[:-1]  # without the "|" before the (empty) crosstable part
-
     def _whole(self, row: Mapping[str, Any]) -> tuple[str, str]:
-        kept = self.rows[row["start_no"]] = (self._head(row), _results_text(row["results"]))
+        kept = self.rows[row["start_no"]] = (_digest_fields(self.codes, row), _results_text(row["results"]))
         return kept
 
 
