@@ -1,9 +1,7 @@
 """The one place that touches Faust's internals: a consumer that commits results offsets by :class:`Progress`.
 
 Verified against faust-streaming 0.15.3 (the range pinned in pyproject.toml):
-it overrides ``Consumer._new_offset``, ``Consumer._add_gap`` and
-``Consumer._drain_messages`` (:meth:`Consumer._drain_messages`: Faust's
-loop, one line changed), reads
+it overrides ``Consumer._new_offset`` and ``Consumer._add_gap``, reads
 ``Consumer._acked``/``_acked_index`` under ``faust.types.tuples.ack_lock``,
 replaces ``App._new_transport``, sets ``faust.streams._current_event``
 (:func:`make_current`), and reaches Faust's aiokafka producer
@@ -15,20 +13,16 @@ Kafka tests pass on the new release.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, cast
+from typing import Any
 
 import faust
 import faust.streams
 from faust.stores.memory import Store as MemoryStore
-from faust.transport.consumer import CONSUMER_FETCHING
 from faust.transport.drivers import aiokafka as faust_kafka
 from faust.types import TP
 from faust.types.tuples import ack_lock
-from mode import Service, ServiceT
 
 from tracker.kafka.progress import Progress
 from tracker.kafka.topics import (
@@ -109,96 +103,6 @@ class Consumer(faust_kafka.Consumer):
     async def on_start(self) -> None:
         await super().on_start()
         self.add_future(self._watch())
-
-    async def _drain_messages(self, fetcher: ServiceT) -> None:  # pragma: no cover - Faust's loop
-        """Faust 0.15.3's fetch loop, handing each message on without four tasks when it can.
-
-        Faust hands every fetched message to the streams with
-        ``wait_first(callback(message), suspend_flow.wait())`` (the callback
-        is abandoned when the flow is suspended meanwhile): four tasks, an
-        ``asyncio.wait`` and three cancellations per message, about 20 µs,
-        a tenth of what a worker spends per result.  :meth:`_hand_on` starts
-        the callback as a task and lets it run once; in the usual case it
-        is done by then (the stream's buffer had room) and nothing more is
-        needed.  Otherwise it waits exactly as Faust does.  The rest is
-        Faust's loop unchanged.
-        """
-        callback = self.callback
-        getmany = self.getmany
-        consumer_should_stop = self._stopped.is_set
-        fetcher_should_stop = cast(Service, fetcher)._stopped.is_set
-
-        get_read_offset = self._read_offset.__getitem__
-        set_read_offset = self._read_offset.__setitem__
-        flag_consumer_fetching = CONSUMER_FETCHING
-        set_flag = self.diag.set_flag
-        unset_flag = self.diag.unset_flag
-        commit_every = self._commit_every
-        acks_enabled_for = self.app.topics.acks_enabled_for
-
-        yield_every = 100
-        num_since_yield = 0
-        sleep = asyncio.sleep
-
-        try:
-            while not (consumer_should_stop() or fetcher_should_stop()):
-                set_flag(flag_consumer_fetching)
-                ait = cast(AsyncIterator[tuple[TP, Any]], getmany(timeout=1.0))
-                await self.sleep(0)
-                if not self.should_stop:
-                    async for tp, message in ait:
-                        num_since_yield += 1
-                        if num_since_yield > yield_every:
-                            await sleep(0)
-                            num_since_yield = 0
-
-                        offset = message.offset
-                        r_offset = get_read_offset(tp)
-                        if r_offset is None or offset >= r_offset:
-                            gap = offset - (r_offset or 0)
-                            if gap > 1 and r_offset:
-                                acks_enabled = acks_enabled_for(message.topic)
-                                if acks_enabled:
-                                    await self._add_gap(tp, r_offset + 1, offset)
-                            if commit_every is not None and self._n_acked >= commit_every:
-                                self._n_acked = 0
-                                await self.commit()
-                            await self._hand_on(callback, message)  # Faust: await self.wait_first(...)
-                            set_read_offset(tp, offset)
-                        else:
-                            self.log.dev("DROPPED MESSAGE ROFF %r: k=%r v=%r", offset, message.key, message.value)
-                    unset_flag(flag_consumer_fetching)
-        except self.consumer_stopped_errors:
-            if self.transport.app.should_stop:
-                self.log.info("Broker stopped consumer, shutting down...")
-                return
-            raise
-        except asyncio.CancelledError:
-            if self.transport.app.should_stop:
-                self.log.info("Consumer shutting down for user cancel.")
-                return
-            raise
-        except Exception as exc:
-            self.log.exception("Drain messages raised: %r", exc)
-            raise
-        finally:
-            unset_flag(flag_consumer_fetching)
-
-    async def _hand_on(self, callback: Callable[[Any], Awaitable[Any]], message: Any) -> None:
-        """``wait_first(callback(message), suspend_flow.wait())``, as Faust does, without it when the callback is quick.
-
-        The callback runs as a task, as in ``wait_first``, and gets its first
-        step before this goes on (the event loop runs ready callbacks in
-        order); a callback that finished in it had nothing to be abandoned
-        for.  One that did not (the stream's buffer is full) is waited for
-        with ``wait_first``, which abandons it if the flow is suspended.
-        """
-        handing = asyncio.ensure_future(callback(message))
-        await asyncio.sleep(0)
-        if not handing.done():
-            await self.wait_first(handing, self.suspend_flow.wait())
-        elif not handing.cancelled() and handing.exception() is not None:
-            handing.result()  # as wait_first does: the callback's exception goes on
 
     async def _watch(self) -> None:
         """Seek back a results partition whose fetched records stopped short of the agent.
