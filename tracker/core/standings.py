@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
-from itertools import compress, pairwise
+from itertools import compress, groupby, pairwise
 from math import gcd
 from operator import attrgetter, itemgetter, ne, neg
 from typing import Any, Final, NamedTuple, cast
@@ -359,18 +359,13 @@ def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int])
     # a stable sort: ties keep the group's order
     ranked = sorted(zip(scores, group, strict=True), key=_first, reverse=True)
     offset = base
-    start = 0
-    while start < len(ranked):
-        score = ranked[start][0]
-        end = start + 1
-        while end < len(ranked) and ranked[end][0] == score:
-            end += 1
-        if end - start == 1:
-            places[ranked[start][1]] = offset
+    for _, tied in groupby(ranked, key=_first):
+        part = [i for _, i in tied]
+        if len(part) == 1:
+            places[part[0]] = offset
         else:
-            _resolve(t, [i for _, i in ranked[start:end]], offset, places)
-        offset += end - start
-        start = end
+            _resolve(t, part, offset, places)
+        offset += len(part)
 
 
 _first = itemgetter(0)
