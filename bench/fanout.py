@@ -23,8 +23,8 @@ previous one.
 The subscribers offer permessage-deflate as browsers do.  The bare server
 keeps websockets' defaults, so it compresses every subscriber's copy with
 that connection's own compressor (today's broadcast, the baseline); tracker
-negotiates ``server_no_context_takeover`` and compresses each update once
-per window size (:mod:`tracker.gateway.frames`).  :data:`TRACKER_SUBSCRIBE`
+compresses each update once per window size, on the feed's own deflate
+stream with context takeover (:mod:`tracker.gateway.frames`).  :data:`TRACKER_SUBSCRIBE`
 adds fields to the tracker subscribers' ``subscribe`` (field deltas).
 """
 
@@ -361,8 +361,8 @@ def run(sizes: Sizes) -> Result:
             "Server broadcast mean: tracker's `tracker_fanout_latency_seconds` histogram vs the bare server's own "
             "timing of `broadcast()`. The bare server uses websockets' defaults, so every subscriber that offers "
             "permessage-deflate gets its copy compressed separately (most of its broadcast's CPU time); tracker "
-            "negotiates `server_no_context_takeover` and compresses and frames each update once per window size "
-            "(`tracker/gateway/frames.py`), then writes the same bytes to every subscriber that shares it.\n\n"
+            "compresses and frames each update once per window size, on the feed's own deflate stream with context "
+            "takeover (`tracker/gateway/frames.py`), then writes the same bytes to every subscriber that shares it.\n\n"
             + (
                 f"Tracker's subscribers subscribe with {json.dumps(TRACKER_SUBSCRIBE)}: they get "
                 f"{median([float(s.length) for r in runs.values() if r.system == 'tracker' for s in r.samples]):,.0f} "

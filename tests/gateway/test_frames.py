@@ -12,7 +12,7 @@ import base64
 import json
 import os
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -92,20 +92,24 @@ OFFERS: list[tuple[dict[str, object], int]] = [
 async def test_every_subscriber_decodes_the_same_text_and_each_update_is_compressed_once_per_window(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    built: list[tuple[bytes, frames.Parameters]] = []
-    original = frames.frame
+    built: list[tuple[bytes, int, bool]] = []  # (message, window bits, on the feed's stream)
+    original_frame, original_stream_frame = frames.frame, frames.Stream.frame
 
     def counted(message: bytes, compression: frames.Parameters) -> bytes:
-        built.append((message, compression))
-        return original(message, compression)
+        built.append((message, compression[0], False))
+        return original_frame(message, compression)
+
+    def counted_on_stream(
+        stream: frames.Stream, message: bytes, compression: frames.Parameters, positions: Iterable[object | None]
+    ) -> tuple[bytes, object]:
+        built.append((message, compression[0], True))
+        return original_stream_frame(stream, message, compression, positions)
 
     monkeypatch.setattr(frames, "frame", counted)
+    monkeypatch.setattr(frames.Stream, "frame", counted_on_stream)
     events = [opened(6), game(1, 1, 6, "1-0"), game(1, 2, 5, "1/2-1/2"), game(1, 3, 4, "0-1"), game(2, 6, 4, "1-0")]
     async with serving(tmp_path) as (gateway, url):
         clients = [await subscriber(url, **options) for options, _ in OFFERS]
-        by_window = {
-            window: {c for c, (_, w) in zip(clients, OFFERS, strict=True) if w == window} for _, window in OFFERS
-        }
         assert {frames.parameters(conn) for conn in server_side(gateway)} == {
             frames.UNCOMPRESSED,
             (12, (("memLevel", 5),)),
@@ -123,10 +127,87 @@ async def test_every_subscriber_decodes_the_same_text_and_each_update_is_compres
     assert all(texts == received[0] for texts in received)
     assert [json.loads(text)["seq"] for text in received[0]] == [1, 2, 3, 4, 5]
     assert all(isinstance(text, str) for text in received[0])
-    # one frame per window per update, whatever the number of subscribers sharing it
+    # one frame per group per update, whatever the number of subscribers in it: no compression; the feed's stream at
+    # 12 and at 10 bits; compressed alone at 12 bits, for the client that asked for server_no_context_takeover
+    groups = {(0, False), (12, True), (10, True), (12, False)}
     sent = [text.encode() for text in received[0]]
-    assert [m for m, _ in built] == [m for m in sent for _ in range(3)]
-    assert sorted({c[0] for _, c in built}) == sorted(by_window)
+    assert [m for m, _, _ in built] == [m for m in sent for _ in groups]
+    assert {(bits, shared) for _, bits, shared in built} == groups
+
+
+def update(seq: int) -> bytes:
+    """An update-like message whose successive versions share most of their bytes, as standings do."""
+    rows = [{"start_no": k, "name": f"Player {k}", "points": (k * seq) % 7 / 2, "line": "1=0" * k} for k in range(16)]
+    return json.dumps({"type": "update", "seq": seq, "standings": rows}).encode()
+
+
+def frame_bytes(conn: ServerConnection, written: list[bytes]) -> None:
+    """Record what is written to ``conn``'s transport, as it goes."""
+    transport_write = conn.transport.write
+
+    def spy(data: bytes | bytearray | memoryview) -> None:
+        written.append(bytes(data))
+        transport_write(data)
+
+    conn.transport.write = spy  # type: ignore[method-assign]  # a spy on this one transport
+
+
+async def test_a_feed_is_one_deflate_stream_every_subscriber_decodes_whenever_it_joined(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (gateway, url):
+        first = await subscriber(url)
+        (conn,) = server_side(gateway)
+        assert isinstance(conn.protocol.extensions[0], frames.SharedDeflate)
+        assert conn.protocol.extensions[0].takeover  # the handshake allowed the server context takeover
+        written: list[bytes] = []
+        frame_bytes(conn, written)
+        compression = frames.parameters(conn)
+        assert compression == (12, (("memLevel", 5),))
+        alone = [frames.frame(update(seq), compression) for seq in range(1, 9)]
+
+        for seq in (1, 2, 3):
+            assert gateway.hub.publish(payload(seq), update(seq))
+        late = await subscriber(url)  # joins mid-stream: its window holds only its own snapshot
+        for seq in (4, 5):
+            assert gateway.hub.publish(payload(seq), update(seq))
+        await conn.send('{"type":"note"}')  # a message of the first connection's own, compressed alone
+        for seq in (6, 7, 8):
+            assert gateway.hub.publish(payload(seq), update(seq))
+
+        async with asyncio.timeout(10):
+            assert [await first.recv() for _ in range(9)] == [update(s).decode() for s in (1, 2, 3, 4, 5)] + [
+                '{"type":"note"}'
+            ] + [update(s).decode() for s in (6, 7, 8)]
+            assert [await late.recv() for _ in range(5)] == [update(s).decode() for s in (4, 5, 6, 7, 8)]
+        frames_of = [w for w in written if w != frames.frame(b'{"type":"note"}', compression)]
+        assert len(frames_of) == 8
+        # the stream starts afresh (the frame compressed alone) when a connection is not at its position: the
+        # first update, the one after the late subscriber joined, the one after the first's own message
+        fresh = {1, 4, 6}
+        for seq, (ours, single) in enumerate(zip(frames_of, alone, strict=True), start=1):
+            if seq in fresh:
+                assert ours == single
+            else:
+                assert len(ours) < len(single) / 2, (seq, len(ours), len(single))  # it refers back to the last update
+        await first.close()
+        await late.close()
+
+
+async def test_a_subscriber_that_missed_a_stream_frame_gets_the_next_one_afresh(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (gateway, url):
+        a, b = await subscriber(url), await subscriber(url)
+        conn_a, conn_b = (
+            next(c for c in server_side(gateway) if c.remote_address[1] == ws.local_address[1]) for ws in (a, b)
+        )
+        stream = frames.Stream()
+        frames.broadcast([conn_a, conn_b], update(1), stream)
+        frames.broadcast([conn_a], update(2), stream)  # b misses it (as when websockets skips a busy connection)
+        frames.broadcast([conn_a, conn_b], update(3), stream)
+        frames.broadcast([conn_a, conn_b], update(4), stream)
+        async with asyncio.timeout(10):
+            assert [await a.recv() for _ in range(4)] == [update(s).decode() for s in (1, 2, 3, 4)]
+            assert [await b.recv() for _ in range(3)] == [update(s).decode() for s in (1, 3, 4)]
+        await a.close()
+        await b.close()
 
 
 async def test_the_shared_frame_is_the_one_websockets_writes_on_that_connection(tmp_path: Path) -> None:
@@ -274,7 +355,7 @@ def raw_deflate_websocket(url: str) -> socket.socket:
     while b"\r\n\r\n" not in head:
         head += sock.recv(1)
     assert head.startswith(b"HTTP/1.1 101"), head
-    assert b"server_no_context_takeover" in head, head
+    assert b"permessage-deflate" in head, head
     return sock
 
 
@@ -283,7 +364,7 @@ def masked_text_frame(data: bytes) -> bytes:
 
 
 @pytest.mark.browser
-def test_chromium_negotiates_no_server_context_takeover_and_decodes_every_shared_frame(
+def test_chromium_decodes_every_frame_of_a_feeds_deflate_stream(
     tracker_factory: Callable[..., RunningTracker],
 ) -> None:
     if not Path(CHROMIUM).exists():
@@ -294,6 +375,7 @@ def test_chromium_negotiates_no_server_context_takeover_and_decodes_every_shared
         missing_browser("the playwright package is not installed")
     tracker = tracker_factory()
     events = [opened(6), game(1, 1, 6, "1-0"), game(1, 2, 5, "1/2-1/2"), game(1, 3, 4, "0-1")]
+    events += [game(2, 6, 4, "1-0"), game(2, 5, 3, "0-1"), game(2, 1, 2, "1/2-1/2")]
     handshakes: list[dict[str, str]] = []
     texts: list[str] = []
     with sync_playwright() as p:
@@ -317,6 +399,6 @@ def test_chromium_negotiates_no_server_context_takeover_and_decodes_every_shared
         finally:
             chromium.close()
     extensions = {k.lower(): v for k, v in handshakes[0].items()}["sec-websocket-extensions"]
-    assert "permessage-deflate" in extensions and "server_no_context_takeover" in extensions
+    assert "permessage-deflate" in extensions and "server_no_context_takeover" not in extensions
     updates = [json.loads(t) for t in texts if json.loads(t)["type"] == "update"]
-    assert [u["seq"] for u in updates] == [1, 2, 3, 4]
+    assert [u["seq"] for u in updates] == list(range(1, len(events) + 1))

@@ -6,56 +6,160 @@ How this works
 ``websockets.broadcast`` calls every connection's ``send_text``: with
 permessage-deflate, each connection compresses its own copy of the same
 bytes (about 48 µs per subscriber for a full 16-player update, most of the
-broadcast).  The gateway negotiates permessage-deflate with
-``server_no_context_takeover`` (:func:`tracker.gateway.serve.deflate`), so
-the server compresses every message afresh (RFC 7692 §7.1.1.1): a message's
-compressed bytes then depend only on the message and on the parameters the
-server compresses with (its window bits and zlib settings), never on what
-the connection sent before.  Connections that negotiated the same
+broadcast).  Here a message is compressed once per group of connections
+that can be written the very same frame, and that frame is written to each.
+
+**One stream per feed.**  The gateway negotiates permessage-deflate with
+context takeover allowed (:func:`tracker.gateway.serve.deflate`) and gives
+every connection a :class:`SharedDeflate`: the connection's own messages
+(acks, snapshots, what a resume sends) are each compressed alone, as
+without context takeover, and every one of them marks the connection as
+off any stream.  A feed (one tournament's full updates, or its deltas)
+has a :class:`Stream`: one zlib compressor with context takeover per set of
+compression parameters, whose successive messages are written, as the
+same frames, to every connection of the feed that shares those parameters.
+A client's inflater keeps the bytes it decompressed (its window, RFC 7692
+§7.2.3), so a stream's message may refer back to the stream's earlier
+messages for a client that has all of them and nothing compressed in
+between; each frame the stream writes is a new position, and a connection
+remembers the position its window ends at.  When any connection about to
+be written is not at the stream's position (it just subscribed, it was
+sent a message of its own, it missed one), the stream starts afresh (a new
+compressor: the frame refers to nothing before it, valid for every
+connection), so every member gets the same bytes and is at the new
+position.  A delta of 16 players then takes about a third of its size
+compressed alone (``make bench``, workload 9).
+
+**Connections without a stream** (a client that asked for
+``server_no_context_takeover``, messages that are not a feed's, stakes and
+cues) get frames compressed alone.  Then a message's compressed bytes
+depend only on the message and on the parameters the server compresses
+with (its window bits and zlib settings; RFC 7692 §7.1.1.1), never on what
+the connection sent before, so connections that negotiated the same
 parameters can be written the very same frame.
 
 :func:`broadcast` groups the connections by those parameters (no
-compression is one more group), builds each group's frame once with
-websockets' own ``Frame.serialize`` and ``PerMessageDeflate`` encoder (raw
-deflate, the trailing ``00 00 ff ff`` stripped, RSV1 set), and gives the same
-bytes to each connection of the group the way websockets' own send path
-does: after anything still queued in the protocol's outgoing writes (a
-pong), through the connection's ``send_data``, or, with nothing queued, the
-one ``transport.write`` that comes to.  So asyncio's write flow control and
+compression is one more group), builds each group's frame once (with
+websockets' own ``Frame.serialize`` and ``PerMessageDeflate`` encoder for a
+frame compressed alone: raw deflate, the trailing ``00 00 ff ff`` stripped,
+RSV1 set), and gives the same bytes to each connection of the group the
+way websockets' own send path does: after anything still queued in the
+protocol's outgoing writes (a pong), through the connection's
+``send_data``, or, with nothing queued, the one ``transport.write`` that
+comes to.  So asyncio's write flow control and
 :class:`~tracker.gateway.connection.BoundedConnection` (which stops reading
 a client that does not read) see it like any other write.
 
 Bypassing ``send_text`` is safe only for a connection where it would have
-done exactly that, so a connection gets the shared frame only when
+done exactly that, so a connection gets a pre-built frame only when
 
 - its protocol is ``OPEN`` (not closing: nothing may follow a close frame);
 - neither the protocol nor the connection is in the middle of a fragmented
   message (a data frame in between would corrupt it);
 - its extensions are none, or exactly one ``PerMessageDeflate`` without
-  local context takeover: that encoder is made new for every message
-  websockets sends, so its later sends do not depend on ours.
+  local context takeover (a :class:`SharedDeflate` is one): that encoder
+  is made new for every message websockets sends, so its later sends do
+  not depend on ours.
 
 Any other connection is handed to ``websockets.broadcast``, which decides for
-itself (it skips connections that are not open or are mid-fragment).
+itself (it skips connections that are not open or are mid-fragment); it
+falls off its stream, which starts afresh when it next comes to it.
 """
 
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.asyncio.server import broadcast as websockets_broadcast
-from websockets.extensions.permessage_deflate import PerMessageDeflate
-from websockets.frames import Frame, Opcode
+from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPerMessageDeflateFactory
+from websockets.frames import CTRL_OPCODES, Frame, Opcode
 from websockets.protocol import OPEN
+from websockets.typing import ExtensionParameter
 
 Parameters = tuple[int, tuple[tuple[str, object], ...]]
 """How the server compresses for a connection: (window bits, sorted zlib settings); window bits 0: not at all."""
 
 UNCOMPRESSED: Parameters = (0, ())
 NOT_SHAREABLE = -1
+
+
+class SharedDeflate(PerMessageDeflate):
+    """permessage-deflate whose connection may follow a :class:`Stream`.
+
+    Whatever websockets compresses for this connection itself is compressed
+    alone (a new compressor per message, as ``local_no_context_takeover``
+    makes it, which the client accepts whether or not it allowed context
+    takeover) and puts the connection off its stream: the client's window
+    then holds bytes no stream wrote.  ``takeover``: the client allowed the
+    server context takeover, so the connection may follow a stream at all.
+    ``position``: the stream position the client's window ends at, if any.
+    """
+
+    def __init__(self, negotiated: PerMessageDeflate) -> None:
+        super().__init__(
+            negotiated.remote_no_context_takeover,
+            True,
+            negotiated.remote_max_window_bits,
+            negotiated.local_max_window_bits,
+            negotiated.compress_settings,
+        )
+        self.takeover = not negotiated.local_no_context_takeover
+        self.position: object | None = None
+
+    def encode(self, frame: Frame) -> Frame:
+        if frame.opcode not in CTRL_OPCODES:
+            self.position = None
+        return super().encode(frame)
+
+
+class SharedDeflateFactory(ServerPerMessageDeflateFactory):
+    """The server's permessage-deflate negotiation, unchanged, giving each connection a :class:`SharedDeflate`."""
+
+    def process_request_params(
+        self, params: Sequence[ExtensionParameter], accepted_extensions: Sequence[Any]
+    ) -> tuple[list[ExtensionParameter], SharedDeflate]:
+        response, negotiated = super().process_request_params(params, accepted_extensions)
+        return response, SharedDeflate(negotiated)
+
+
+class Stream:
+    """One feed's deflate stream with context takeover, per set of compression parameters (see the module docstring)."""
+
+    __slots__ = ("_at",)
+
+    def __init__(self) -> None:
+        self._at: dict[Parameters, tuple[PerMessageDeflate, object]] = {}  # parameters → (encoder, position after it)
+
+    def frame(
+        self, message: bytes, compression: Parameters, positions: Iterable[object | None]
+    ) -> tuple[bytes, object]:
+        """The frame carrying ``message`` next on this stream, for connections at ``positions``, and the new position.
+
+        Refers back to the stream's earlier messages only when every one of
+        ``positions`` is the stream's current one; otherwise the stream
+        starts afresh with this message (valid for any connection).  Built
+        by websockets' own encoder, which keeps its compressor between frames.
+        """
+        bits, settings = compression
+        at = self._at.get(compression)
+        if at is None or any(position is not at[1] for position in positions):
+            # remote_no_context_takeover: no decoder is made; local context takeover: one compressor for every frame
+            encoder = PerMessageDeflate(True, False, 15, bits, dict(settings))
+        else:
+            encoder = at[0]
+        position = object()
+        self._at[compression] = (encoder, position)
+        return Frame(Opcode.TEXT, message).serialize(mask=False, extensions=[encoder]), position
+
+    def close(self) -> None:
+        """Forget the compressors (the feed has nobody left to write to); the next frame starts afresh."""
+        self._at.clear()
+
+
+_SHAREABLE = (PerMessageDeflate, SharedDeflate)
 
 
 def window(conn: ServerConnection) -> int:
@@ -74,8 +178,8 @@ def window(conn: ServerConnection) -> int:
         return 0
     if len(extensions) == 1:
         deflate = extensions[0]
-        if type(deflate) is PerMessageDeflate and deflate.local_no_context_takeover:
-            return deflate.local_max_window_bits
+        if isinstance(deflate, PerMessageDeflate) and type(deflate) in _SHAREABLE and deflate.local_no_context_takeover:
+            return int(deflate.local_max_window_bits)
     return NOT_SHAREABLE
 
 
@@ -106,22 +210,23 @@ def frame(message: bytes, compression: Parameters) -> bytes:
     return Frame(Opcode.TEXT, message).serialize(mask=False, extensions=[deflate])
 
 
-def broadcast(conns: Iterable[ServerConnection], message: bytes) -> None:
+def broadcast(conns: Iterable[ServerConnection], message: bytes, stream: Stream | None = None) -> None:
     """Send ``message`` (UTF-8 text) to every one of ``conns`` that is open, without waiting.
 
     Compresses and frames it once per distinct set of compression
-    parameters among them; connections that cannot share a frame go
-    through ``websockets.broadcast``.  Like it, a write that fails is logged
-    and skipped and never stops the others; it applies no back-pressure
-    (the hub bounds unsent bytes before calling this).
+    parameters among them, on ``stream`` (a feed's) for the connections
+    that may follow it; connections that cannot share a frame go through
+    ``websockets.broadcast``.  Like it, a write that fails is logged and
+    skipped and never stops the others; it applies no back-pressure (the
+    hub bounds unsent bytes before calling this).
 
     The per-connection work is kept to checks and the write: connections
-    are grouped by window bits, and a group's zlib settings are the first
-    member's, shared by identity (one server factory makes them all) or
-    equal; a connection with other settings at the same window goes
-    through ``websockets.broadcast``.
+    are grouped by window bits (and whether they follow the stream), and a
+    group's zlib settings are the first member's, shared by identity (one
+    server factory makes them all) or equal; a connection with other
+    settings at the same window goes through ``websockets.broadcast``.
     """
-    groups: dict[int, tuple[dict[str, Any], list[ServerConnection]]] = {}
+    groups: dict[tuple[int, bool], tuple[dict[str, Any], list[ServerConnection]]] = {}
     others: list[ServerConnection] = []
     for conn in conns:
         bits = window(conn)
@@ -130,25 +235,41 @@ def broadcast(conns: Iterable[ServerConnection], message: bytes) -> None:
             continue
         deflate = conn.protocol.extensions[0] if bits else None
         settings = deflate.compress_settings if isinstance(deflate, PerMessageDeflate) else NO_SETTINGS
-        group = groups.get(bits)
+        key = (bits, stream is not None and isinstance(deflate, SharedDeflate) and deflate.takeover)
+        group = groups.get(key)
         if group is None:
-            groups[bits] = (settings, [conn])
+            groups[key] = (settings, [conn])
         elif group[0] is settings or group[0] == settings:
             group[1].append(conn)
         else:
             others.append(conn)
-    for bits, (settings, members) in groups.items():
-        data = frame(message, (bits, tuple(sorted(settings.items()))))
+    for (bits, shared), (settings, members) in groups.items():
+        compression = (bits, tuple(sorted(settings.items())))
+        position: object | None = None
+        if shared:
+            assert stream is not None
+            data, position = stream.frame(message, compression, (_deflate(conn).position for conn in members))
+        else:
+            data = frame(message, compression)
         for conn in members:
+            deflate = _deflate(conn) if bits else None
+            if isinstance(deflate, SharedDeflate):
+                deflate.position = position  # a frame compressed alone leaves the client's window off any stream
             try:
                 write(conn, data)
             except Exception as exc:  # as websockets.broadcast: one failed write never stops the others
+                if isinstance(deflate, SharedDeflate):
+                    deflate.position = None
                 conn.logger.warning(
                     "skipped broadcast: failed to write message: %s",
                     traceback.format_exception_only(exc)[0].strip(),
                 )
     if others:
         websockets_broadcast(others, message, text=True)
+
+
+def _deflate(conn: ServerConnection) -> Any:
+    return conn.protocol.extensions[0]
 
 
 NO_SETTINGS: dict[str, Any] = {}

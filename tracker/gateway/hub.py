@@ -10,8 +10,8 @@ delta once, from the previous standings and the new ones (protocol v1.1:
 only the fields that changed, and the digest of the full standings), then
 writes the full message to every full subscriber and the delta to every
 delta subscriber, without waiting for any of them, each message compressed
-once per set of deflate parameters, not once per subscriber
-(:func:`tracker.gateway.frames.broadcast`);
+once per set of deflate parameters, not once per subscriber, on its feed's
+own deflate stream with context takeover (:mod:`tracker.gateway.frames`);
 a finished tournament is compacted after ``compact_after`` seconds; a subscriber
 whose unsent data exceeds ``max_buffer`` bytes is dropped with close code
 1008 instead, so a stalled client never delays the others and never grows
@@ -53,7 +53,7 @@ import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from tracker.gateway.frames import broadcast
+from tracker.gateway.frames import Stream, broadcast
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import (
     Digester,
@@ -286,6 +286,7 @@ class Channel:
     _snapshot: bytes | None = None
     _seq: int = 0
     _listed: tuple[str, int, int] = ("", 0, 0)  # (name, rounds, games played): what a listing shows, kept compacted
+    _streams: dict[bool, Stream] | None = None  # delta? → that feed's deflate stream, while it has subscribers
 
     @property
     def payload(self) -> StandingsPayload | None:
@@ -325,6 +326,24 @@ class Channel:
 
     def live(self, conn: ServerConnection) -> bool:
         return conn in self.subscribers or conn in self.delta_subscribers
+
+    def stream(self, delta: bool) -> Stream:
+        """The deflate stream of the full updates, or of the deltas (see :mod:`tracker.gateway.frames`)."""
+        if self._streams is None:
+            self._streams = {}
+        stream = self._streams.get(delta)
+        if stream is None:
+            stream = self._streams[delta] = Stream()
+        return stream
+
+    def release_streams(self) -> None:
+        """Let go of the compressors of the feeds nobody follows any more."""
+        if self._streams is not None:
+            for delta, members in ((False, self.subscribers), (True, self.delta_subscribers)):
+                if not members:
+                    self._streams.pop(delta, None)
+            if not self._streams:
+                self._streams = None
 
     def listed(self) -> dict[str, Any]:
         """What ``/api/tournaments`` shows of it, without decoding a compacted snapshot."""
@@ -460,9 +479,9 @@ class Hub:
         if channel.subscribers or channel.delta_subscribers:
             started = time.perf_counter()
             if channel.subscribers:
-                self._send(channel.subscribers, message)
+                self._send(channel.subscribers, message, channel.stream(delta=False))
             if channel.delta_subscribers:
-                self._send(channel.delta_subscribers, delta)
+                self._send(channel.delta_subscribers, delta, channel.stream(delta=True))
             self.metrics.fanout_latency.observe(time.perf_counter() - started)
         return True
 
@@ -590,6 +609,7 @@ class Hub:
                 channel.subscribers.discard(conn)
                 channel.delta_subscribers.discard(conn)
                 channel.resuming.pop(conn, None)
+                channel.release_streams()
                 self._stop_line(channel, conn)
                 self._forget_if_unopened(channel)
 
@@ -665,7 +685,7 @@ class Hub:
         """The tournaments that are open, with their latest standings (a compacted one's decoded when read)."""
         return OpenChannels(self.channels)
 
-    def _send(self, conns: Iterable[ServerConnection], message: bytes) -> None:
+    def _send(self, conns: Iterable[ServerConnection], message: bytes, stream: Stream | None = None) -> None:
         ready = []
         for conn in list(conns):  # _drop removes from the set
             transport = conn.transport
@@ -675,7 +695,7 @@ class Hub:
                 self._drop(conn)
             else:
                 ready.append(conn)
-        broadcast(ready, message)
+        broadcast(ready, message, stream)
 
     def _drop(self, conn: ServerConnection) -> None:
         self.unsubscribe(conn)

@@ -30,6 +30,7 @@ from tracker import __version__
 from tracker.config import ServerConfig
 from tracker.gateway.backend import Backend
 from tracker.gateway.connection import bounded_connection
+from tracker.gateway.frames import SharedDeflateFactory
 from tracker.gateway.http import Http
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
@@ -163,18 +164,17 @@ async def serve(
 
 
 def deflate() -> ServerPerMessageDeflateFactory:
-    """permessage-deflate as websockets enables it by default, but each message the server sends compressed alone.
+    """permessage-deflate as websockets negotiates it by default; each connection gets a ``SharedDeflate``.
 
-    websockets' defaults (4 KiB windows both ways, zlib memory level 5) plus
-    ``server_no_context_takeover`` (RFC 7692 §7.1.1.1; browsers and the
-    websockets client accept it without asking for it): a message's
-    compressed bytes then depend only on the window bits and these settings,
-    so the hub compresses an update once for all the subscribers that share
-    them (:mod:`tracker.gateway.frames`), and no connection keeps a
-    compressor between messages.
+    websockets' defaults (4 KiB windows both ways, zlib memory level 5, the
+    server's context takeover allowed unless the client asks otherwise):
+    the hub compresses a feed's updates once, on the feed's own stream with
+    context takeover, for all the subscribers that share these settings
+    (:mod:`tracker.gateway.frames`); whatever a connection is sent of its
+    own is compressed alone, so no connection keeps a compressor between
+    messages.
     """
-    return ServerPerMessageDeflateFactory(
-        server_no_context_takeover=True,
+    return SharedDeflateFactory(
         server_max_window_bits=12,
         client_max_window_bits=12,
         compress_settings={"memLevel": 5},
