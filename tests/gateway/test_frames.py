@@ -169,21 +169,30 @@ async def test_a_feed_is_one_deflate_stream_every_subscriber_decodes_whenever_it
         late = await subscriber(url)  # joins mid-stream: its window holds only its own snapshot
         for seq in (4, 5):
             assert gateway.hub.publish(payload(seq), update(seq))
-        await conn.send('{"type":"note"}')  # a message of the first connection's own, compressed alone
-        for seq in (6, 7, 8):
-            assert gateway.hub.publish(payload(seq), update(seq))
+        note = '{"type":"note"}'
+        await conn.send(note)  # a small message of its own (an ack): uncompressed, the window stays as it was
+        assert gateway.hub.publish(payload(6), update(6))
+        stakes = b'{"type":"stakes","seq":6}'
+        frames.broadcast([conn], stakes)  # a small message of no feed (stakes, a cue): uncompressed as well
+        assert gateway.hub.publish(payload(7), update(7))
+        big = json.dumps({"type": "note", "x": "y" * frames.PLAIN_LIMIT})
+        await conn.send(big)  # a big one is compressed alone: the client's window no longer ends on the stream
+        assert gateway.hub.publish(payload(8), update(8))
 
+        texts = [update(s).decode() for s in (1, 2, 3, 4, 5)] + [note, update(6).decode(), stakes.decode()]
+        texts += [update(7).decode(), big, update(8).decode()]
         async with asyncio.timeout(10):
-            assert [await first.recv() for _ in range(9)] == [update(s).decode() for s in (1, 2, 3, 4, 5)] + [
-                '{"type":"note"}'
-            ] + [update(s).decode() for s in (6, 7, 8)]
+            assert [await first.recv() for _ in texts] == texts
             assert [await late.recv() for _ in range(5)] == [update(s).decode() for s in (4, 5, 6, 7, 8)]
-        frames_of = [w for w in written if w != frames.frame(b'{"type":"note"}', compression)]
-        assert len(frames_of) == 8
+        assert len(written) == len(texts)
+        assert written[5] == Frame(Opcode.TEXT, note.encode()).serialize(mask=False)  # RSV1 clear: not compressed
+        assert written[7] == Frame(Opcode.TEXT, stakes).serialize(mask=False)
+        assert written[9] == frames.frame(big.encode(), compression)
+        updates_written = [written[k] for k in (0, 1, 2, 3, 4, 6, 8, 10)]
         # the stream starts afresh (the frame compressed alone) when a connection is not at its position: the
-        # first update, the one after the late subscriber joined, the one after the first's own message
-        fresh = {1, 4, 6}
-        for seq, (ours, single) in enumerate(zip(frames_of, alone, strict=True), start=1):
+        # first update, the one after the late subscriber joined, the one after the big message of the first's own
+        fresh = {1, 4, 8}
+        for seq, (ours, single) in enumerate(zip(updates_written, alone, strict=True), start=1):
             if seq in fresh:
                 assert ours == single
             else:

@@ -13,8 +13,10 @@ that can be written the very same frame, and that frame is written to each.
 context takeover allowed (:func:`tracker.gateway.serve.deflate`) and gives
 every connection a :class:`SharedDeflate`: the connection's own messages
 (acks, snapshots, what a resume sends) are each compressed alone, as
-without context takeover, and every one of them marks the connection as
-off any stream.  A feed (one tournament's full updates, or its deltas)
+without context takeover, and mark the connection as off any stream;
+except that, to a connection on a stream, those of at most
+:data:`PLAIN_LIMIT` bytes go uncompressed, which leaves its window as it
+was (an arbiter's acks do not disturb the feed it follows).  A feed (one tournament's full updates, or its deltas)
 has a :class:`Stream`: one zlib compressor with context takeover per set of
 compression parameters, whose successive messages are written, as the
 same frames, to every connection of the feed that shares those parameters.
@@ -24,7 +26,7 @@ messages for a client that has all of them and nothing compressed in
 between; each frame the stream writes is a new position, and a connection
 remembers the position its window ends at.  When any connection about to
 be written is not at the stream's position (it just subscribed, it was
-sent a message of its own, it missed one), the stream starts afresh (a new
+sent a big message of its own, it missed one), the stream starts afresh (a new
 compressor: the frame refers to nothing before it, valid for every
 connection), so every member gets the same bytes and is at the new
 position.  A delta of 16 players then takes about a third of its size
@@ -32,7 +34,8 @@ compressed alone (``make bench``, workload 9).
 
 **Connections without a stream** (a client that asked for
 ``server_no_context_takeover``, messages that are not a feed's, stakes and
-cues) get frames compressed alone.  Then a message's compressed bytes
+cues) get frames compressed alone (a connection on a stream gets one of at
+most :data:`PLAIN_LIMIT` bytes uncompressed, as above).  Then a message's compressed bytes
 depend only on the message and on the parameters the server compresses
 with (its window bits and zlib settings; RFC 7692 §7.1.1.1), never on what
 the connection sent before, so connections that negotiated the same
@@ -86,16 +89,30 @@ UNCOMPRESSED: Parameters = (0, ())
 NOT_SHAREABLE = -1
 
 
+PLAIN_LIMIT = 2048
+"""Bytes up to which a message of a connection's own goes uncompressed to a connection on a stream.
+
+An uncompressed message leaves the client's window as it was (RFC 7692
+§6.1: only compressed messages go through the inflater), so an ack or a
+stakes message keeps the connection on its feed's stream; compressing it
+alone would save that one client a few hundred bytes at most, and would
+make the stream start afresh for every follower of the feed at its next
+update (about 300 more bytes each for a 16-player delta).
+"""
+
+
 class SharedDeflate(PerMessageDeflate):
     """permessage-deflate whose connection may follow a :class:`Stream`.
 
-    Whatever websockets compresses for this connection itself is compressed
-    alone (a new compressor per message, as ``local_no_context_takeover``
-    makes it, which the client accepts whether or not it allowed context
-    takeover) and puts the connection off its stream: the client's window
-    then holds bytes no stream wrote.  ``takeover``: the client allowed the
-    server context takeover, so the connection may follow a stream at all.
-    ``position``: the stream position the client's window ends at, if any.
+    ``takeover``: the client allowed the server context takeover, so the
+    connection may follow a stream at all.  ``position``: the stream
+    position the client's window ends at, if any.  Whatever websockets sends
+    this connection itself goes uncompressed when the connection is on a
+    stream and the message is at most :data:`PLAIN_LIMIT` bytes; otherwise it
+    is compressed alone (a new compressor per message, as
+    ``local_no_context_takeover`` makes it, which the client accepts whether
+    or not it allowed context takeover), and the connection is off any
+    stream: the client's window then holds bytes no stream wrote.
     """
 
     def __init__(self, negotiated: PerMessageDeflate) -> None:
@@ -108,10 +125,16 @@ class SharedDeflate(PerMessageDeflate):
         )
         self.takeover = not negotiated.local_no_context_takeover
         self.position: object | None = None
+        self._plain = False  # the message being sent goes uncompressed (its continuation frames too)
 
     def encode(self, frame: Frame) -> Frame:
-        if frame.opcode not in CTRL_OPCODES:
-            self.position = None
+        if frame.opcode in CTRL_OPCODES:
+            return frame
+        if frame.opcode is not Opcode.CONT:
+            self._plain = self.position is not None and len(frame.data) <= PLAIN_LIMIT
+        if self._plain:
+            return frame
+        self.position = None
         return super().encode(frame)
 
 
@@ -228,12 +251,15 @@ def broadcast(conns: Iterable[ServerConnection], message: bytes, stream: Stream 
     """
     groups: dict[tuple[int, bool], tuple[dict[str, Any], list[ServerConnection]]] = {}
     others: list[ServerConnection] = []
+    plain = len(message) <= PLAIN_LIMIT
     for conn in conns:
         bits = window(conn)
         if bits == NOT_SHAREABLE:
             others.append(conn)
             continue
         deflate = conn.protocol.extensions[0] if bits else None
+        if stream is None and isinstance(deflate, SharedDeflate) and deflate.position is not None and plain:
+            bits, deflate = 0, None  # kept on its stream: see PLAIN_LIMIT
         settings = deflate.compress_settings if isinstance(deflate, PerMessageDeflate) else NO_SETTINGS
         key = (bits, stream is not None and isinstance(deflate, SharedDeflate) and deflate.takeover)
         group = groups.get(key)
