@@ -12,7 +12,7 @@ import base64
 import json
 import os
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -93,20 +93,20 @@ async def test_every_subscriber_decodes_the_same_text_and_each_update_is_compres
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[tuple[bytes, int, bool]] = []  # (message, window bits, on the feed's stream)
-    original_frame, original_stream_frame = frames.frame, frames.Stream.frame
+    original_frame, original_stream_frame = frames.frame, frames.Stream.frames
 
     def counted(message: bytes, compression: frames.Parameters) -> bytes:
         built.append((message, compression[0], False))
         return original_frame(message, compression)
 
     def counted_on_stream(
-        stream: frames.Stream, message: bytes, compression: frames.Parameters, positions: Iterable[object | None]
-    ) -> tuple[bytes, object]:
+        stream: frames.Stream, message: bytes, compression: frames.Parameters, followers: list[ServerConnection]
+    ) -> list[tuple[bytes, object | None, list[ServerConnection]]]:
         built.append((message, compression[0], True))
-        return original_stream_frame(stream, message, compression, positions)
+        return original_stream_frame(stream, message, compression, followers)
 
     monkeypatch.setattr(frames, "frame", counted)
-    monkeypatch.setattr(frames.Stream, "frame", counted_on_stream)
+    monkeypatch.setattr(frames.Stream, "frames", counted_on_stream)
     events = [opened(6), game(1, 1, 6, "1-0"), game(1, 2, 5, "1/2-1/2"), game(1, 3, 4, "0-1"), game(2, 6, 4, "1-0")]
     async with serving(tmp_path) as (gateway, url):
         clients = [await subscriber(url, **options) for options, _ in OFFERS]
@@ -201,12 +201,47 @@ async def test_a_feed_is_one_deflate_stream_every_subscriber_decodes_whenever_it
         await late.close()
 
 
+def connection_of(gateway: Gateway, ws: ClientConnection) -> ServerConnection:
+    return next(c for c in server_side(gateway) if c.remote_address[1] == ws.local_address[1])
+
+
+async def test_a_late_follower_gets_frames_compressed_alone_until_the_stream_starts_afresh(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (gateway, url):
+        clients = [await subscriber(url) for _ in range(4)]
+        conns = [connection_of(gateway, ws) for ws in clients]
+        compression = frames.parameters(conns[0])
+        assert compression is not None
+        stream = frames.Stream()
+        for seq in (1, 2):
+            frames.broadcast(conns, update(seq), stream)
+        late = await subscriber(url)
+        everyone = [*clients, late]
+        on_stream: list[bytes] = []
+        joined: list[bytes] = []
+        frame_bytes(conns[0], on_stream)
+        frame_bytes(connection_of(gateway, late), joined)
+        for seq in range(3, 9):
+            frames.broadcast([*conns, connection_of(gateway, late)], update(seq), stream)
+        alone = {seq: frames.frame(update(seq), compression) for seq in range(3, 9)}
+        # the late one costs one frame compressed alone per update; at the fourth (as many as there are followers
+        # on the stream) the stream starts afresh for everyone: the frame compressed alone, written to all five
+        assert joined[:4] == [alone[3], alone[4], alone[5], alone[6]]
+        assert on_stream[3] == alone[6]
+        for seq, ours in zip((3, 4, 5, 7, 8), [*on_stream[:3], *on_stream[4:]], strict=True):
+            assert len(ours) < len(alone[seq]) / 2, seq  # on the stream: it refers back to the last update
+        assert joined[4:] == on_stream[4:]  # the late one is on the stream too now
+        async with asyncio.timeout(10):
+            for ws in clients:
+                assert [await ws.recv() for _ in range(8)] == [update(s).decode() for s in range(1, 9)]
+            assert [await late.recv() for _ in range(6)] == [update(s).decode() for s in range(3, 9)]
+        for ws in everyone:
+            await ws.close()
+
+
 async def test_a_subscriber_that_missed_a_stream_frame_gets_the_next_one_afresh(tmp_path: Path) -> None:
     async with serving(tmp_path) as (gateway, url):
         a, b = await subscriber(url), await subscriber(url)
-        conn_a, conn_b = (
-            next(c for c in server_side(gateway) if c.remote_address[1] == ws.local_address[1]) for ws in (a, b)
-        )
+        conn_a, conn_b = connection_of(gateway, a), connection_of(gateway, b)
         stream = frames.Stream()
         frames.broadcast([conn_a, conn_b], update(1), stream)
         frames.broadcast([conn_a], update(2), stream)  # b misses it (as when websockets skips a busy connection)
