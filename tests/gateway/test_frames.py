@@ -432,6 +432,10 @@ def test_chromium_decodes_every_frame_of_a_feeds_deflate_stream(
             cdp.send("Network.enable")
             page.goto(f"{tracker.http_url}/overlay/{TID}")
             wait_seq(page, 0)
+            # a second socket of the page's own, following the full updates, sent a small message of its own (an
+            # error) between any two updates: uncompressed, so the next update on the stream still refers back
+            page.evaluate(PROBE, {"url": tracker.ws_url, "tournament": TID})
+            page.wait_for_function("window.probeGot.length >= 1")
             with sync_connect(tracker.ws_url, open_timeout=10) as ws:
                 for event in events:
                     ws.send(
@@ -439,10 +443,25 @@ def test_chromium_decodes_every_frame_of_a_feeds_deflate_stream(
                     )
                     while json.loads(ws.recv(timeout=10)).get("id") != event.id:
                         pass
+                    page.evaluate('window.probe.send(\'{"type": "nonsense"}\')')
             wait_seq(page, len(events))
+            page.wait_for_function(f"window.probeGot.length >= {1 + 2 * len(events)}")
+            probe = [json.loads(text) for text in page.evaluate("window.probeGot")]
         finally:
             chromium.close()
     extensions = {k.lower(): v for k, v in handshakes[0].items()}["sec-websocket-extensions"]
     assert "permessage-deflate" in extensions and "server_no_context_takeover" not in extensions
+    seqs = list(range(1, len(events) + 1))
     updates = [json.loads(t) for t in texts if json.loads(t)["type"] == "update"]
-    assert [u["seq"] for u in updates] == list(range(1, len(events) + 1))
+    assert sorted(u["seq"] for u in updates) == sorted(seqs * 2)  # the overlay's deltas and the probe's updates
+    assert [m["seq"] for m in probe if m["type"] == "update"] == seqs
+    assert [m["type"] for m in probe].count("error") == len(events)
+
+
+PROBE = """({url, tournament}) => new Promise((opened) => {
+    const ws = new WebSocket(url);
+    window.probe = ws;
+    window.probeGot = [];
+    ws.onmessage = (e) => window.probeGot.push(e.data);
+    ws.onopen = () => { ws.send(JSON.stringify({type: "subscribe", tournament})); opened(); };
+})"""

@@ -20,8 +20,7 @@ was (an arbiter's acks do not disturb the feed it follows).  A feed (one tournam
 has a :class:`Stream`: one zlib compressor with context takeover per set of
 compression parameters, whose successive messages are written, as the
 same frames, to every connection of the feed that shares those parameters.
-A client's inflater keeps the bytes it decompressed (its window, RFC 7692
-§7.2.3), so a stream's message may refer back to the stream's earlier
+A client's inflater keeps the bytes it decompressed (its window), so a stream's message may refer back to the stream's earlier
 messages for a client that has all of them and nothing compressed in
 between; each frame the stream writes is a new position, and a connection
 remembers the position its window ends at.  A connection not at the
@@ -93,8 +92,8 @@ NOT_SHAREABLE = -1
 PLAIN_LIMIT = 2048
 """Bytes up to which a message of a connection's own goes uncompressed to a connection on a stream.
 
-An uncompressed message leaves the client's window as it was (RFC 7692
-§6.1: only compressed messages go through the inflater), so an ack or a
+An uncompressed message (RSV1 clear) leaves the client's window as it was
+(RFC 7692: the window is that of the compressed messages), so an ack or a
 stakes message keeps the connection on its feed's stream; compressing it
 alone would save that one client a few hundred bytes at most, and would
 make the stream start afresh for every follower of the feed at its next
@@ -209,10 +208,6 @@ class Stream:
         if off:
             out.append((frame(message, compression), None, off))
         return out
-
-    def close(self) -> None:
-        """Forget the compressors (the feed has nobody left to write to); the next frame starts afresh."""
-        self._runs.clear()
 
 
 _SHAREABLE = (PerMessageDeflate, SharedDeflate)
