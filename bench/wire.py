@@ -32,19 +32,20 @@ from __future__ import annotations
 import gc
 import time
 import tracemalloc
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 
-from bench.common import Result, Row, Sizes, fmt_us, median, say, timed
+from bench.common import IMG, Result, Row, Sizes, fmt_us, median, say, timed
 from bench.scenario import tournament
 from tracker.core.apply import apply
 from tracker.core.crosstable import Tournament
 from tracker.core.events import ResultRecorded, TournamentOpened
 from tracker.core.standings import Standings
-from tracker.gateway.frames import Stream
+from tracker.gateway.frames import SharedDeflate, Stream
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload, encode, standings_payload, update_message
@@ -83,12 +84,18 @@ class Wire:
 
     def __init__(self, mode: str) -> None:
         self.stream = Stream() if mode == MODES[1] else None
-        self.position: object | None = None
+        # what Stream.frames reads of a connection: the position of its SharedDeflate (context takeover allowed)
+        self.follower = SimpleNamespace(
+            protocol=SimpleNamespace(
+                extensions=[SharedDeflate(PerMessageDeflate(False, False, 12, 12, dict(COMPRESSION[1])))]
+            )
+        )
         self.deflate = PerMessageDeflate(False, True, 12, 12, dict(COMPRESSION[1])) if mode == MODES[2] else None
 
     def size(self, message: bytes) -> int:
         if self.stream is not None:  # the frame the gateway writes to a subscriber following the feed from the start
-            frame, self.position = self.stream.frame(message, COMPRESSION, [self.position])
+            [(frame, position, _)] = self.stream.frames(message, COMPRESSION, [self.follower])
+            self.follower.protocol.extensions[0].position = position  # as broadcast does once it has written it
             return len(frame)
         data = message
         if self.deflate is not None:
@@ -168,6 +175,41 @@ def hub_memory(count: int) -> dict[str, float]:
     }
 
 
+def _plot(players: int, series: dict[str, list[list[int]]]) -> object:
+    """Bytes per update along one round robin: full update and delta, raw, on the feed's stream, each alone."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.2, 5.2), dpi=110)
+    colours = {"full": "tab:red", "delta": "tab:blue"}
+    for kind, by_mode in series.items():
+        for mode, sizes, style in zip(MODES, by_mode, ("-", "-", ":"), strict=True):
+            label = f"{'full update' if kind == 'full' else 'field delta'}, {mode}"
+            ax.plot(
+                range(len(sizes)),
+                sizes,
+                style,
+                color=colours[kind],
+                lw=1.8 if mode == MODES[1] else 0.9,
+                alpha=0.35 if mode == MODES[0] else 1.0,
+                label=label,
+            )
+    ax.set_yscale("log")
+    ax.set_xlabel(f"update (seq) along one {players}-player round robin")
+    ax.set_ylabel("bytes on the wire (frame)")
+    ax.set_title("Bytes per update: full vs delta; raw, on the feed's stream, compressed alone")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.tight_layout()
+    path = IMG / "bench-wire.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -206,6 +248,14 @@ def run(sizes: Sizes) -> Result:
                     )
                 )
             figures[players] = fig
+            if players == 24:
+                first = data["updates"] // count  # the updates of the first round robin
+                result.plots.append(
+                    _plot(
+                        players,
+                        {k: [v[mode][:first] for mode in MODES] for k, v in data.items() if k in ("full", "delta")},
+                    )
+                )
         traced = TRACED.get(sizes.mode, 500)
         say(f"  wire: the hub's memory over {traced} finished 10-player round robins (tracemalloc)")
         memory = hub_memory(traced)
