@@ -171,8 +171,8 @@ def deflate() -> ServerPerMessageDeflateFactory:
     the hub compresses a feed's updates once, on the feed's own stream with
     context takeover, for all the subscribers that share these settings
     (:mod:`tracker.gateway.frames`); whatever a connection is sent of its
-    own is compressed alone, so no connection keeps a compressor between
-    messages.
+    own is compressed alone (or, when small, not at all), so no connection
+    keeps a compressor between messages.
     """
     return SharedDeflateFactory(
         server_max_window_bits=12,
