@@ -297,6 +297,18 @@ def raise_fd_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def save_figure(fig: Any, name: str) -> Path:
+    """Write a matplotlib figure to ``docs/img/<name>`` (laid out tight), close it, and return its path."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path = IMG / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def rss_bytes() -> int:
     """Resident set size of this process (Linux ``/proc/self/statm``)."""
     pages = int(Path("/proc/self/statm").read_text().split()[1])

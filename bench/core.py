@@ -17,7 +17,6 @@ import gc
 import time
 
 from bench.common import (
-    IMG,
     Result,
     Row,
     Sizes,
@@ -26,6 +25,7 @@ from bench.common import (
     median,
     percentile,
     profile,
+    save_figure,
     say,
     timed,
 )
@@ -207,9 +207,4 @@ def _plot(figures: dict[int, dict[str, float]]) -> object:
     ax.set_title("Core: one result applied vs rebuilt from scratch")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = IMG / "bench-core.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, "bench-core.png")

@@ -42,7 +42,20 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
 
-from bench.common import IMG, Result, Row, Sizes, fmt_ms, fmt_ratio, median, now_ns, percentile, python, say, timed
+from bench.common import (
+    Result,
+    Row,
+    Sizes,
+    fmt_ms,
+    fmt_ratio,
+    median,
+    now_ns,
+    percentile,
+    python,
+    save_figure,
+    say,
+    timed,
+)
 from bench.procs import Proc, kill_all, start, start_tracker
 from bench.scenario import tournament
 from tracker.core.apply import apply
@@ -415,9 +428,4 @@ def _plot(figures: dict[int, dict[str, float]]) -> object:
     ax.set_title("Fan-out latency vs subscribers (one gateway)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = IMG / "bench-fanout.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, "bench-fanout.png")

@@ -39,7 +39,7 @@ import msgspec
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 
-from bench.common import IMG, Result, Row, Sizes, fmt_us, median, say, timed
+from bench.common import Result, Row, Sizes, fmt_us, median, save_figure, say, timed
 from bench.scenario import tournament
 from tracker.core.apply import apply
 from tracker.core.crosstable import Tournament
@@ -202,12 +202,7 @@ def _plot(players: int, series: dict[str, list[list[int]]]) -> object:
     ax.set_title("Bytes per update: full vs delta; raw, on the feed's stream, compressed alone")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    fig.tight_layout()
-    path = IMG / "bench-wire.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, "bench-wire.png")
 
 
 def _pct(x: float) -> str:
