@@ -128,11 +128,15 @@ class SharedDeflate(PerMessageDeflate):
         self.position: object | None = None
         self._plain = False  # the message being sent goes uncompressed (its continuation frames too)
 
+    def plain(self, size: int) -> bool:
+        """Whether a message of ``size`` bytes, not of its stream, goes uncompressed (:data:`PLAIN_LIMIT`)."""
+        return self.position is not None and size <= PLAIN_LIMIT
+
     def encode(self, frame: Frame) -> Frame:
         if frame.opcode in CTRL_OPCODES:
             return frame
         if frame.opcode is not Opcode.CONT:
-            self._plain = self.position is not None and len(frame.data) <= PLAIN_LIMIT
+            self._plain = self.plain(len(frame.data))
         if self._plain:
             return frame
         self.position = None
@@ -280,14 +284,13 @@ def broadcast(conns: Iterable[ServerConnection], message: bytes, stream: Stream 
     """
     groups: dict[tuple[int, bool], tuple[dict[str, Any], list[ServerConnection]]] = {}
     others: list[ServerConnection] = []
-    plain = len(message) <= PLAIN_LIMIT
     for conn in conns:
         bits = window(conn)
         if bits == NOT_SHAREABLE:
             others.append(conn)
             continue
-        deflate = conn.protocol.extensions[0] if bits else None
-        if stream is None and isinstance(deflate, SharedDeflate) and deflate.position is not None and plain:
+        deflate = _deflate(conn) if bits else None
+        if stream is None and isinstance(deflate, SharedDeflate) and deflate.plain(len(message)):
             bits, deflate = 0, None  # kept on its stream: see PLAIN_LIMIT
         settings = deflate.compress_settings if isinstance(deflate, PerMessageDeflate) else NO_SETTINGS
         key = (bits, stream is not None and isinstance(deflate, SharedDeflate) and deflate.takeover)
