@@ -276,7 +276,7 @@ async def test_a_connection_closing_meanwhile_is_skipped(tmp_path: Path) -> None
     async with serving(tmp_path) as (gateway, url):
         leaving, staying = await subscriber(url), await subscriber(url)
         conns = sorted(server_side(gateway), key=lambda c: c.id.int)
-        closing = next(c for c in conns if c.remote_address[1] == leaving.local_address[1])
+        closing = connection_of(gateway, leaving)
         closing.protocol.send_close(1001, "going away")  # the close frame is queued, not yet written
         assert frames.parameters(closing) is None
         frames.broadcast(conns, b'{"type":"update","seq":1}')
@@ -297,13 +297,7 @@ async def test_a_frame_goes_after_a_pong_still_queued(tmp_path: Path) -> None:
         conn.protocol.send_pong(b"queued")  # as GatewayProtocol leaves the latest pong until the read is done
         pong = conn.protocol.writes[0]
         written: list[bytes] = []
-        transport_write = conn.transport.write
-
-        def spy(data: bytes | bytearray | memoryview) -> None:
-            written.append(bytes(data))
-            transport_write(data)
-
-        conn.transport.write = spy  # type: ignore[method-assign]  # a spy on this one transport
+        frame_bytes(conn, written)
         frames.broadcast([conn], b'{"seq":1}')
         assert written == [pong, frames.frame(b'{"seq":1}', (12, (("memLevel", 5),)))]
         assert conn.protocol.writes == []
@@ -315,7 +309,7 @@ async def test_a_frame_goes_after_a_pong_still_queued(tmp_path: Path) -> None:
 async def test_a_fragmented_message_in_progress_is_not_interrupted(tmp_path: Path) -> None:
     async with serving(tmp_path) as (gateway, url):
         busy, other = await subscriber(url), await subscriber(url)
-        conn = next(c for c in server_side(gateway) if c.remote_address[1] == busy.local_address[1])
+        conn = connection_of(gateway, busy)
         halfway = asyncio.Event()
         finish = asyncio.Event()
 
