@@ -58,6 +58,7 @@ class Sizes:
     many_tournaments: int
     many_single: int
     many_traced: int
+    many_wave: int  # a season: tournaments live at a time (many_tournaments in all)
     # 7. projection repetitions
     projection_repeats: int
 
@@ -80,6 +81,7 @@ QUICK = Sizes(
     many_tournaments=300,
     many_single=30,
     many_traced=100,
+    many_wave=100,
     projection_repeats=2,
 )
 
@@ -101,6 +103,7 @@ DEFAULT = Sizes(
     many_tournaments=10_000,
     many_single=200,
     many_traced=500,
+    many_wave=1_000,
     projection_repeats=5,
 )
 
@@ -122,6 +125,7 @@ FULL = Sizes(
     many_tournaments=10_000,
     many_single=1_000,
     many_traced=10_000,
+    many_wave=1_000,
     projection_repeats=20,
 )
 

@@ -19,6 +19,14 @@ Memory per tournament: the RSS growth of the process divided by the
 number of tournaments (events are generated beforehand and freed before
 the last reading), and, in a second subprocess under ``tracemalloc``, the
 exact Python heap retained, split into the hub's share and the processor's.
+With every tournament live at once, that RSS is the peak's: memory freed by
+compaction stays with the process wherever one live object remains in its
+page or arena.  So a third subprocess plays a season: the same number of
+tournaments, :data:`SEASON_WAVE` of them live at a time (a wave opens once
+the last one is finished and compacted), and reads the RSS after each wave.
+Its growth per tournament over the season is what a finished tournament
+costs a long-running process, and the slope from the first wave to the last
+what one more finished tournament costs.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from bench.common import Result, Row, Sizes, fmt_pct, fmt_rate, median, python, rss_bytes, say, timed
+from bench.common import Result, Row, Sizes, fmt_pct, fmt_rate, median, python, rss_bytes, save_figure, say, timed
 from bench.procs import start
 from bench.scenario import tournament
 from tracker.config import Limits
@@ -170,6 +178,29 @@ async def many(count: int, singles: int) -> dict[str, object]:
     }
 
 
+async def season(count: int, wave: int) -> dict[str, object]:
+    """``count`` tournaments, ``wave`` of them live at a time; the RSS growth after each wave."""
+    with tempfile.TemporaryDirectory(prefix="bench-many-") as tmp:
+        gc.collect()
+        rss0 = rss_bytes()
+        async with Journal(Path(tmp) / "season.sqlite3", durable=False) as journal:
+            live = Live(journal)
+            readings: list[int] = []
+            for k in range(count // wave):
+                await live.submit_rounds(_rounds(wave, f"season{k:03d}-"))
+                gc.collect()
+                readings.append(rss_bytes() - rss0)
+            assert len(live.processor.compacted) == len(readings) * wave and not live.processor.states
+    played = len(readings) * wave
+    return {
+        "tournaments": played,
+        "wave": wave,
+        "rss_growth": readings,
+        "rss_per_tournament": readings[-1] / played,
+        "rss_marginal": (readings[-1] - readings[0]) / (played - wave) if played > wave else None,
+    }
+
+
 async def traced(count: int, compact: bool = True) -> dict[str, object]:
     """Python heap retained per tournament (tracemalloc), split into the hub's share and the processor's.
 
@@ -217,6 +248,11 @@ def run(sizes: Sizes) -> Result:
         heap = _child(["--traced", str(sizes.many_traced)])
         say(f"  many: tracemalloc over {sizes.many_traced:,} tournaments kept live (subprocess)")
         kept = _child(["--traced", str(sizes.many_traced), "--keep-live"])
+        say(
+            f"  many: a season of {sizes.many_tournaments:,} tournaments, "
+            f"{sizes.many_wave:,} live at a time (subprocess)"
+        )
+        played = _child(["--season", str(sizes.many_tournaments), "--wave", str(sizes.many_wave)])
         single = median(main["single_rates"])
         ratio = main["rate"] / single
         rss_kb = main["rss_per_tournament"] / 1024
@@ -224,7 +260,8 @@ def run(sizes: Sizes) -> Result:
         hub_kb = heap["hub_per_tournament"] / 1024
         processor_kb = heap["processor_per_tournament"] / 1024
         kept_kb = kept["processor_per_tournament"] / 1024
-        result.raw = {"many": main, "traced": heap, "traced_live": kept}
+        season_kb = played["rss_per_tournament"] / 1024
+        result.raw = {"many": main, "traced": heap, "traced_live": kept, "season": played}
         result.rows.append(
             Row(
                 workload="many tournaments at once: results/s",
@@ -238,8 +275,8 @@ def run(sizes: Sizes) -> Result:
         )
         result.rows.append(
             Row(
-                workload="memory per tournament, whole process",
-                size=f"{main['tournaments']:,} finished 10-player RR",
+                workload="memory per tournament, all live at once, whole process",
+                size=f"{main['tournaments']:,} 10-player RR played together, all finished",
                 measured=f"RSS {rss_kb:,.1f} KB; Python heap {heap_kb:,.1f} KB (tracemalloc, {heap['tournaments']:,})",
                 baseline="—",
                 ratio="—",
@@ -247,6 +284,20 @@ def run(sizes: Sizes) -> Result:
                 met=max(rss_kb, heap_kb) <= MEMORY_TARGET_KB,
             )
         )
+        marginal = played["rss_marginal"]
+        result.rows.append(
+            Row(
+                workload="memory per finished tournament, a season, whole process",
+                size=f"{played['tournaments']:,} × 10-player RR, {played['wave']:,} live at a time",
+                measured=f"RSS {season_kb:,.1f} KB"
+                + ("" if marginal is None else f"; {marginal / 1024:,.1f} KB per further tournament (slope)"),
+                baseline=f"all live at once: RSS {rss_kb:,.1f} KB",
+                ratio="—",
+                target=f"≤ {MEMORY_TARGET_KB:g} KB",
+                met=season_kb <= MEMORY_TARGET_KB,
+            )
+        )
+        result.plots.append(_plot(main, played))
         result.rows.append(
             Row(
                 workload="memory per tournament: hub | processor",
@@ -280,20 +331,79 @@ def run(sizes: Sizes) -> Result:
             f"One round before the end, every tournament still live, the heap was "
             f"{heap['live_per_tournament'] / 1024:,.1f} KB per tournament (hub and processor)."
         )
+        result.notes.append(
+            f"**Two readings of memory per tournament.** With all {main['tournaments']:,} tournaments live at once, "
+            "the RSS after they finish is the peak's (see below). A server that runs tournaments over a season "
+            f"has far fewer live at a time: the season phase plays {played['tournaments']:,} of them "
+            f"{played['wave']:,} at a time (a wave opens once the previous one is finished and compacted) and reads "
+            f"the RSS growth after each wave: {season_kb:,.1f} KB per tournament over the season, "
+            + (
+                ""
+                if marginal is None
+                else f"and {marginal / 1024:,.1f} KB for each tournament after the first wave (the slope: the "
+                "memory freed by one wave's compaction is reused by the next, so what grows is what a finished "
+                "tournament keeps), "
+            )
+            + "which the figure shows against the all-at-once reading."
+        )
         if max(rss_kb, heap_kb) > MEMORY_TARGET_KB:
             result.notes.append(
-                f"**What limits it.** What a finished tournament keeps is {heap_kb:,.1f} KB of Python heap "
-                f"(hub {hub_kb:,.1f} KB: its compressed snapshot and newest deltas; processor {processor_kb:,.2f} "
-                "KB). The RSS is the peak's: with every tournament live at once, one round before the end, the "
+                "**What limits the all-at-once reading.** What a finished tournament keeps is "
+                f"{heap_kb:,.1f} KB of Python heap (hub {hub_kb:,.1f} KB: its compressed snapshot and newest "
+                f"deltas; processor {processor_kb:,.2f} KB). The RSS is the peak's: with every tournament live "
+                "at once, one round before the end, the "
                 f"heap held {heap['live_per_tournament'] / 1024:,.0f} KB per tournament, and the memory freed by "
                 "compaction stays with the process, scattered between live objects (pymalloc arenas and the C "
                 "heap are returned to the system only when wholly free). The hub's resume history, two thirds of "
                 "that peak before, is now compressed eight deltas at a time; what is left at the peak is the "
                 "standings each side keeps (the hub's payload and digest parts, the processor's rows) and the "
-                "crosstable (Entry objects, cached result lines, applied ids). Reaching 20 KB of RSS needs a "
-                "smaller live state at the peak, not a smaller finished one."
+                "crosstable (Entry objects, cached result lines, applied ids). Reaching 20 KB of RSS with all of "
+                "them live at once needs a smaller live state at the peak, not a smaller finished one."
             )
     return result
+
+
+def _plot(main: dict[str, Any], played: dict[str, Any]) -> Path:
+    """RSS growth against tournaments finished: the season wave by wave, all at once, and the 20 KB budget."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mib = 1 << 20
+    wave = played["wave"]
+    finished = [wave * (k + 1) for k in range(len(played["rss_growth"]))]
+    fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=110)
+    ax.plot(
+        finished,
+        [r / mib for r in played["rss_growth"]],
+        "o-",
+        color="tab:blue",
+        label=f"a season: {wave:,} live at a time, RSS after each wave",
+    )
+    ax.plot(
+        [main["tournaments"]],
+        [main["rss_growth"] / mib],
+        "s",
+        color="tab:red",
+        markersize=8,
+        label=f"all {main['tournaments']:,} live at once, RSS once finished",
+    )
+    ax.plot(
+        [0, max(finished[-1], main["tournaments"])],
+        [0, max(finished[-1], main["tournaments"]) * MEMORY_TARGET_KB * 1024 / mib],
+        "--",
+        color="grey",
+        label=f"{MEMORY_TARGET_KB:g} KB per tournament",
+    )
+    ax.set_xlabel("10-player round robins finished")
+    ax.set_ylabel("RSS growth of the process (MiB)")
+    ax.set_title("Memory per finished tournament: a season vs all at once")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    return save_figure(fig, "bench-memory.png")
 
 
 def _child(args: list[str]) -> dict[str, Any]:
@@ -310,8 +420,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--single", type=int, default=100)
     p.add_argument("--traced", type=int)
     p.add_argument("--keep-live", action="store_true", help="with --traced: no compaction (the comparison)")
+    p.add_argument("--season", type=int, help="tournaments played a wave at a time")
+    p.add_argument("--wave", type=int, default=1000, help="with --season: tournaments live at a time")
     args = p.parse_args(argv)
-    out = asyncio.run(many(args.many, args.single) if args.many else traced(args.traced, not args.keep_live))
+    if args.many:
+        out = asyncio.run(many(args.many, args.single))
+    elif args.season:
+        out = asyncio.run(season(args.season, args.wave))
+    else:
+        out = asyncio.run(traced(args.traced, not args.keep_live))
     print("RESULT " + json.dumps(out), flush=True)
     return 0
 
