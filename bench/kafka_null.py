@@ -11,10 +11,17 @@ applying anything.  So its rate against the bare loop is the most the worker
 could reach with the core's cost at zero while it still produces one update
 per accepted event.  A benchmark tool only: the canned updates are not the
 standings of anything.
+
+``BENCH_NULL_EVERY=N`` (an experiment, not in ``make bench``) answers with one
+canned update per ``N`` events of a tournament instead, listing the event ids
+it covers in ``events`` (and at the last event of a benchmark tournament): the
+most that updates covering several results would give, which the protocol
+does not have.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Final
 
@@ -29,6 +36,8 @@ from tracker.kafka.processing import Entries, Outcome, Processor, dead_letter, e
 from tracker.protocol import standings_payload, update_message
 
 _MIDDLE: Final = 22  # of the 45 results of a 10-player round robin
+EVENTS: Final = 46  # of a benchmark tournament: the opening and 45 results
+EVERY: Final = int(os.environ.get("BENCH_NULL_EVERY", "1"))
 
 
 def _template() -> tuple[processing._Latest, bytes, bytes]:
@@ -59,8 +68,20 @@ def canned(self: Processor, tournament: str, value: bytes, table: Entries) -> Ou
         return Outcome(tournament, dead_letter=dead_letter(tournament, value, "wrong-key", "not the key"))
     seq = _seqs[tournament] = _seqs.get(tournament, 0) + 1
     self._touched[tournament] = _LATEST
-    body = encode_event(event)
-    return Outcome(tournament, entry=(entry_key(tournament, seq), body), update=_UPDATE.replace(_ID, event.id.encode()))
+    entry = (entry_key(tournament, seq), encode_event(event))
+    update = _UPDATE.replace(_ID, event.id.encode())
+    if EVERY > 1:
+        waiting = _waiting.setdefault(tournament, [])
+        waiting.append(event.id)
+        if len(waiting) < EVERY and seq < EVENTS:
+            return Outcome(tournament, entry=entry)
+        covered = b",".join(b'{"id":"%s"}' % i.encode() for i in waiting)
+        waiting.clear()
+        update = update[:-1] + b',"events":[' + covered + b"]}"
+    return Outcome(tournament, entry=entry, update=update)
+
+
+_waiting: dict[str, list[str]] = {}  # per tournament, the events since its last canned update
 
 
 if __name__ == "__main__":
