@@ -575,10 +575,10 @@ def run(sizes: Sizes) -> Result:
                 + (
                     "With one update per accepted event, Faust's per-record path and the records the worker "
                     "produces per event (its changelog entry and its update) cost more than twice the bare loop's "
-                    f"whole record, so no speed-up of the core reaches {fmt_pct(TARGET)}. Fewer updates (one for a "
-                    "tournament's results that arrive together: a change to the protocol's one update per seq) "
-                    "would lower the second part: `BENCH_NULL_EVERY=10 python -m bench --only kafka` runs the "
-                    "null worker with one update per ten events, the most such updates could give."
+                    f"whole record, so no speed-up of the core reaches {fmt_pct(TARGET)}. Whether fewer updates would "
+                    "(one for a tournament's results that arrive together: a change to the protocol's one update "
+                    "per seq): `BENCH_NULL_EVERY=10 python -m bench --only kafka` runs the null worker with one "
+                    "update per ten events, the most such updates could give."
                     if n_rate / nb_rate < TARGET
                     else "So what stands between the worker and the target is the core's cost per event."
                 )
