@@ -304,13 +304,7 @@ def attempt(sizes: Sizes, result: Result) -> dict[str, Any]:
         procs.append(tansu)
         tansu.expect(r"ready in", timeout=20)
         broker = f"kafka://127.0.0.1:{port}"
-        worker = start(
-            [python(), "-m", "tracker.cli", "worker", "--broker", broker, "--partitions", str(PARTITIONS)],
-            "tracker worker",
-            env=WORKER_ENV,
-        )
-        procs.append(worker)
-        worker.expect(r"assigned partitions \[", timeout=120)
+        worker = _start_worker("tracker.cli", "tracker worker", broker, procs)
         asyncio.run(_make_topics(broker))
         bare = start([python(), "-m", "bench.kafka_bare", broker, BARE_IN, BARE_OUT], "bare loop")
         procs.append(bare)
@@ -390,18 +384,24 @@ def attempt(sizes: Sizes, result: Result) -> dict[str, Any]:
         kill_all(procs)
 
 
+def _start_worker(module: str, name: str, broker: str, procs: list[Proc]) -> Proc:
+    """``python -m MODULE worker`` on ``broker``, added to ``procs``; returns once it holds partitions."""
+    worker = start(
+        [python(), "-m", module, "worker", "--broker", broker, "--partitions", str(PARTITIONS)],
+        name,
+        env=WORKER_ENV,
+    )
+    procs.append(worker)
+    worker.expect(r"assigned partitions \[", timeout=120)
+    return worker
+
+
 def _null_worker(
     sizes: Sizes, broker: str, worker: Proc, bare: Proc, tansu: Proc, procs: list[Proc]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The real worker replaced by :mod:`bench.kafka_null` (no compute), measured against the bare loop again."""
     worker.stop(timeout=20)  # the same group and topics: it must be gone before the null worker joins
-    null = start(
-        [python(), "-m", "bench.kafka_null", "worker", "--broker", broker, "--partitions", str(PARTITIONS)],
-        "null worker",
-        env=WORKER_ENV,
-    )
-    procs.append(null)
-    null.expect(r"assigned partitions \[", timeout=120)
+    null = _start_worker("bench.kafka_null", "null worker", broker, procs)
     say("  kafka: the worker replaced by one that computes nothing (bench.kafka_null); warming up")
     alive = lambda: tansu.proc.poll() is None  # noqa: E731
     asyncio.run(measure(broker, "tracker-results", "tracker-standings", events_for(-3, 46), timeout=60, alive=alive))
