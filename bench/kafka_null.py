@@ -56,6 +56,7 @@ def _template() -> tuple[processing._Latest, bytes, bytes]:
 
 _LATEST, _UPDATE, _ID = _template()
 _seqs: dict[str, int] = {}
+_waiting: dict[str, list[str]] = {}  # per tournament, the events since its last canned update
 
 
 def canned(self: Processor, tournament: str, value: bytes, table: Entries) -> Outcome:
@@ -79,9 +80,6 @@ def canned(self: Processor, tournament: str, value: bytes, table: Entries) -> Ou
         waiting.clear()
         update = update[:-1] + b',"events":[' + covered + b"]}"
     return Outcome(tournament, entry=entry, update=update)
-
-
-_waiting: dict[str, list[str]] = {}  # per tournament, the events since its last canned update
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ exact Python heap retained, split into the hub's share and the processor's.
 With every tournament live at once, that RSS is the peak's: memory freed by
 compaction stays with the process wherever one live object remains in its
 page or arena.  So a third subprocess plays a season: the same number of
-tournaments, :data:`SEASON_WAVE` of them live at a time (a wave opens once
+tournaments, ``Sizes.many_wave`` of them live at a time (a wave opens once
 the last one is finished and compacted), and reads the RSS after each wave.
 Its growth per tournament over the season is what a finished tournament
 costs a long-running process, and the slope from the first wave to the last
