@@ -429,7 +429,7 @@ def test_chromium_decodes_every_frame_of_a_feeds_deflate_stream(
             # a second socket of the page's own, following the full updates, sent a small message of its own (an
             # error) between any two updates: uncompressed, so the next update on the stream still refers back
             page.evaluate(PROBE, {"url": tracker.ws_url, "tournament": TID})
-            page.wait_for_function("window.probeGot.length >= 1")
+            page.wait_for_function("() => window.probeGot.length >= 1")
             with sync_connect(tracker.ws_url, open_timeout=10) as ws:
                 for event in events:
                     ws.send(
@@ -439,7 +439,7 @@ def test_chromium_decodes_every_frame_of_a_feeds_deflate_stream(
                         pass
                     page.evaluate('window.probe.send(\'{"type": "nonsense"}\')')
             wait_seq(page, len(events))
-            page.wait_for_function(f"window.probeGot.length >= {1 + 2 * len(events)}")
+            page.wait_for_function("n => window.probeGot.length >= n", arg=1 + 2 * len(events))
             probe = [json.loads(text) for text in page.evaluate("window.probeGot")]
         finally:
             chromium.close()
