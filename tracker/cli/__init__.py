@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from tracker import DISTRIBUTION, __version__
 from tracker.cli.commands import cmd_check, cmd_follow, cmd_gateway, cmd_replay, cmd_standings, cmd_up, cmd_worker, err
 from tracker.config import Limits
 from tracker.core.errors import TrackerError
@@ -127,6 +128,7 @@ def _kafka_options(p: argparse.ArgumentParser, *, topics: bool = False) -> None:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tracker", description="Live Koya tie-breaks for round-robin chess events.")
+    top.add_argument("--version", action="version", version=f"tracker {__version__} ({DISTRIBUTION})")
     sub = top.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("standings", help="print the standings of a TRF or PGN file")
