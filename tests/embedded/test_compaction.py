@@ -246,7 +246,8 @@ async def test_tracker_up_restarted_serves_a_compacted_tournament_and_takes_a_co
 
     again = tracker_factory(data_dir=first.data_dir)
     metrics = http_get(again, "/metrics")
-    assert (gauge(metrics, "tracker_tournaments_compacted"), gauge(metrics, "tracker_tournaments_live")) == (1, 0)
+    compacted, live = (gauge(metrics, f'tracker_tournaments{{state="{state}"}}') for state in ("compacted", "live"))
+    assert (compacted, live) == (1, 0)
     assert http_get(again, TRF) == trf, "the TRF page folds the compacted tournament back"
     assert http_get(again, STANDINGS) == standings_before
     fix = correct(1, *berger(4)[0].pairs[0], "0-1", id="fix-after-restart")

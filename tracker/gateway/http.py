@@ -22,7 +22,7 @@ from tracker.config import ServerConfig
 from tracker.gateway.auth import handshake_origin_allowed
 from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
-from tracker.gateway.metrics import Metrics
+from tracker.gateway.metrics import CONTENT_TYPE, Metrics
 
 RECENT = 30  # updates in /api/tournaments/{id}/recent
 PAGES = {"": "index.html", "overlay": "overlay.html", "t": "spectator.html", "arbiter": "arbiter.html"}
@@ -82,7 +82,7 @@ class Http:
         if path == "/healthz":
             return as_json({"status": "ok", "version": __version__, "tournaments": len(self.hub.open_channels())})
         if path == "/metrics":
-            return text(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
+            return text(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
         if parts[:1] == ["static"] and len(parts) == 2:
             return static(parts[1])
         page = PAGES.get(parts[0] if parts else "")

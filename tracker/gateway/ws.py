@@ -156,17 +156,17 @@ class Websockets:
         started = time.perf_counter()
         event = message.event
         if (verdict := self.check(conn, message.token)) is not Verdict.OK:
-            self.metrics.inc("tracker_events_rejected_total")
+            self.metrics.inc("tracker_events_rejected_total", code=verdict.value)
             await reply(conn, rejected_message(event.id, verdict.value, verdict.reason, message.ref))
             return
         if not self._allow(message.token):
-            self.metrics.inc("tracker_events_rejected_total")
+            self.metrics.inc("tracker_events_rejected_total", code="rate-limited")
             await reply(conn, rejected_message(event.id, "rate-limited", "too many submits per second", message.ref))
             return
         try:
             seq = await self.backend.submit(event)
         except EventRejected as exc:
-            self.metrics.inc("tracker_events_rejected_total")
+            self.metrics.inc("tracker_events_rejected_total", code=exc.code)
             await reply(conn, rejected_message(event.id, exc.code, exc.reason, message.ref))
             self._noted(event, exc)
             return

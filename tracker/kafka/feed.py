@@ -390,7 +390,7 @@ async def serve_gateway(
     else:
         say(f"tracker gateway: waiting up to {wait_for_topics:g} s for the topics at {broker}")
         await await_topics(broker, wait_for_topics, security=security, wait=wait)
-    metrics = Metrics()
+    metrics = Metrics("gateway")
     async with (
         results_producer(broker, security=security, wait=wait) as producer,
         _consumer(broker, security, wait) as live,
