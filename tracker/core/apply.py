@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 from operator import ne
+from typing import assert_never
 
-from tracker.core.checks import check_bye, check_new_game, check_opened, existing_game, require_tournament
-from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
-from tracker.core.errors import EventRejected, UnknownPlayer
+from tracker.core.checks import Plan, check_opened, plan, require_tournament
+from tracker.core.crosstable import Entry, Tournament
+from tracker.core.errors import EventRejected
 from tracker.core.events import (
     ByeRecorded,
     ByeVoided,
@@ -36,6 +37,7 @@ from tracker.core.events import (
     encode_event,
 )
 from tracker.core.standings import Row, Standings, format_ratio, standings
+from tracker.core.tiebreaks import parse_tiebreaks
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,26 +88,19 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     set (the change then has no ``qualification``): replaying a journal on
     start needs the state, not the story.
     """
-    if isinstance(event, TournamentOpened):
-        if state is not None:
-            if already_applied(state, event):
-                return state, None
-            raise EventRejected(f"tournament {event.tournament} is already open", code="already-open")
+    if state is None and isinstance(event, TournamentOpened):
         check_opened(event)
-        t = Tournament(event)
+        t = Tournament(event, parse_tiebreaks(event.tiebreaks, event.rules))
         t.applied[event.id] = fingerprint(event)
         t.seq = 1
         return t, Change((), (), (), ())
     t = require_tournament(state, event)
     if already_applied(t, event):
         return t, None
-    round_, players, new = _checked(t, event)
+    p = plan(t, event)
+    players = p.players
     met = t.pair_games[players[0] * t.n + players[1]] if len(players) == 2 else 0  # games of the pair before
-    flips: list[tuple[int, int, bool]] = []
-    if isinstance(event, PlayerWithdrawn):
-        t.withdrawn[players[0]] = True
-    else:
-        flips = t.set_entries(round_, players, new)
+    flips = _carry_out(t, p, bulk=False)
     t.applied[event.id] = fingerprint(event)
     t.seq += 1
     reached = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and now))
@@ -118,42 +113,15 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     )
 
 
-def _checked(t: Tournament, event: Event) -> tuple[int, tuple[int, ...], tuple[Entry, ...] | None]:
-    """Validate ``event`` against ``t``: the round, the players whose entries change and their new entries.
-
-    Changes nothing.  Raises :class:`EventRejected` (and subclasses) as
-    :func:`fold` documents.  For a withdrawal the round is 0 and the
-    entries ``None`` (nothing in the crosstable changes).
-    """
-    if isinstance(event, ResultRecorded):
-        w, b = check_new_game(t, event)
-        return event.round, (w, b), game_entries(t, event.round, w, b, event.result, event.short)
-    if isinstance(event, ResultCorrected):
-        w, b, entry = existing_game(t, event)
-        new = game_entries(t, event.round, w, b, event.result, event.short)
-        if new[0] == entry and new[1] == t.entries[b][event.round]:
-            raise EventRejected(
-                f"the result of {event.white}–{event.black} is already {event.result}", code="unchanged"
-            )
-        return event.round, (w, b), new
-    if isinstance(event, ResultVoided):
-        w, b, _ = existing_game(t, event)
-        return event.round, (w, b), None
-    if isinstance(event, ByeRecorded):
-        p = check_bye(t, event)
-        return event.round, (p,), (bye_entry(t, event.round, event.kind),)
-    if isinstance(event, ByeVoided):
-        p = t.player(event.player)
-        bye = t.entries[p].get(event.round)
-        if bye is None or bye.is_game:
-            raise EventRejected(f"player {event.player} has no bye in round {event.round}", code="no-such-result")
-        return event.round, (p,), None
-    if isinstance(event, PlayerWithdrawn):
-        p = t.player(event.player)
-        if t.withdrawn[p]:
-            raise EventRejected(f"player {event.player} has already withdrawn", code="already-withdrawn")
-        return 0, (p,), None
-    raise UnknownPlayer(f"unsupported event {event!r}")  # pragma: no cover - Event is a closed union
+def _carry_out(t: Tournament, p: Plan, *, bulk: bool) -> list[tuple[int, int, bool]]:
+    """Make the change ``p`` says; return the qualification flips (none in ``bulk``, whose sums wait for a resum)."""
+    if p.withdraws:
+        t.withdrawn[p.players[0]] = True
+        return []
+    if bulk:
+        t.store_entries(p.round, p.players, p.new)
+        return []
+    return t.set_entries(p.round, p.players, p.new)
 
 
 class Batch:
@@ -174,18 +142,15 @@ class Batch:
 
     def fold(self, event: Event) -> None:
         """Validate and store ``event``; raises :class:`EventRejected` with nothing changed."""
-        if isinstance(event, TournamentOpened) or self._state is None:
+        if self._state is None:
             self._state, _ = step(self._state, event, explain=False)
             return
         t = require_tournament(self._state, event)
         if already_applied(t, event):
             return
-        round_, players, new = _checked(t, event)
-        if isinstance(event, PlayerWithdrawn):
-            t.withdrawn[players[0]] = True
-        else:
-            t.store_entries(round_, players, new)
-            self._stale = True
+        p = plan(t, event)
+        _carry_out(t, p, bulk=True)
+        self._stale = self._stale or not p.withdraws
         t.applied[event.id] = fingerprint(event)
         t.seq += 1
 
@@ -389,19 +354,26 @@ def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int
     def short(start_no: int) -> str:
         return _short_name(t.opened.players[t.index[start_no]].name)
 
-    if isinstance(event, TournamentOpened):
-        head = f"{event.name} opened with {len(event.players)} players"
-    elif isinstance(event, ResultRecorded | ResultCorrected):
-        verb = "corrected to " if isinstance(event, ResultCorrected) else ""
-        head = f"{short(event.white)}–{short(event.black)} {verb}{_RESULT_WORDS[event.result]} (round {event.round})"
-    elif isinstance(event, ResultVoided):
-        head = f"{short(event.white)}–{short(event.black)} (round {event.round}) voided"
-    elif isinstance(event, ByeRecorded):
-        head = f"{short(event.player)} has a {event.kind} bye in round {event.round}"
-    elif isinstance(event, ByeVoided):
-        head = f"{short(event.player)}'s bye in round {event.round} voided"
-    else:
-        head = f"{short(event.player)} withdraws"
+    match event:
+        case TournamentOpened():
+            head = f"{event.name} opened with {len(event.players)} players"
+        case ResultRecorded():
+            head = f"{short(event.white)}–{short(event.black)} {_RESULT_WORDS[event.result]} (round {event.round})"
+        case ResultCorrected():
+            head = (
+                f"{short(event.white)}–{short(event.black)} corrected to {_RESULT_WORDS[event.result]} "
+                f"(round {event.round})"
+            )
+        case ResultVoided():
+            head = f"{short(event.white)}–{short(event.black)} (round {event.round}) voided"
+        case ByeRecorded():
+            head = f"{short(event.player)} has a {event.kind} bye in round {event.round}"
+        case ByeVoided():
+            head = f"{short(event.player)}'s bye in round {event.round} voided"
+        case PlayerWithdrawn():
+            head = f"{short(event.player)} withdraws"
+        case _:
+            assert_never(event)
     parts = [f"{short(p)} reaches 50%" for p in change.reached]
     parts += [f"{short(p)} falls below 50%" for p in change.fell]
     for start_no, was, now in moves or ():

@@ -1,34 +1,93 @@
 """Event validation: whether an event may be applied to a tournament, and why not.
 
 Every check raises :class:`~tracker.core.errors.EventRejected` (or a
-subclass) with a reason a person can act on, before anything changes;
-:func:`tracker.core.apply.step` calls them and then mutates.
+subclass) with a reason a person can act on, before anything changes.
+:func:`plan` is the one place that validates every kind of event (a
+``match`` closed with ``assert_never``: a new event type is named here by
+``mypy --strict``); it returns the :class:`Plan` that
+:func:`tracker.core.apply.step` then carries out.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Final
+from typing import Final, assert_never
 
+from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownTournament
 from tracker.core.events import (
     ByeRecorded,
+    ByeVoided,
     Event,
+    PlayerWithdrawn,
     ResultCorrected,
     ResultRecorded,
     ResultVoided,
     Scoring,
     TournamentOpened,
 )
+from tracker.core.schedule import rounds_needed
 from tracker.core.tiebreaks import parse_tiebreaks
 
-if TYPE_CHECKING:  # the crosstable imports rounds_needed from here
-    from tracker.core.crosstable import Entry, Tournament
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a valid event changes in a tournament.
+
+    The entries of ``players`` (indices: one bye-taker, or white and black)
+    in ``round`` become ``new`` (``None`` clears them); a withdrawal
+    (``withdraws``) changes no entry (``round`` 0, ``new`` ``None``).
+    """
+
+    round: int
+    players: tuple[int, ...]
+    new: tuple[Entry, ...] | None
+    withdraws: bool = False
 
 
-def rounds_needed(n: int, cycles: int) -> int:
-    """Rounds a round robin of ``n`` players needs: n − 1 per cycle, n when n is odd."""
-    return (n - 1 if n % 2 == 0 else n) * cycles
+def plan(t: Tournament, event: Event) -> Plan:
+    """Validate ``event`` against ``t`` (an open tournament) and say what it changes; changes nothing.
+
+    Raises :class:`EventRejected` (and subclasses) with the reason: an
+    opening event for an open tournament (``already-open``), a pairing the
+    rules or the schedule refuse, a correction to the same result
+    (``unchanged``), a void of nothing (``no-such-result``), a second
+    withdrawal (``already-withdrawn``).
+    """
+    match event:
+        case TournamentOpened():
+            raise EventRejected(f"tournament {event.tournament} is already open", code="already-open")
+        case ResultRecorded():
+            w, b = check_new_game(t, event)
+            return Plan(event.round, (w, b), game_entries(t, event.round, w, b, event.result, event.short))
+        case ResultCorrected():
+            w, b, entry = existing_game(t, event)
+            new = game_entries(t, event.round, w, b, event.result, event.short)
+            if new[0] == entry and new[1] == t.entries[b][event.round]:
+                raise EventRejected(
+                    f"the result of {event.white}–{event.black} is already {event.result}", code="unchanged"
+                )
+            return Plan(event.round, (w, b), new)
+        case ResultVoided():
+            w, b, _ = existing_game(t, event)
+            return Plan(event.round, (w, b), None)
+        case ByeRecorded():
+            p = check_bye(t, event)
+            return Plan(event.round, (p,), (bye_entry(t, event.round, event.kind),))
+        case ByeVoided():
+            p = t.player(event.player)
+            bye = t.entries[p].get(event.round)
+            if bye is None or bye.is_game:
+                raise EventRejected(f"player {event.player} has no bye in round {event.round}", code="no-such-result")
+            return Plan(event.round, (p,), None)
+        case PlayerWithdrawn():
+            p = t.player(event.player)
+            if t.withdrawn[p]:
+                raise EventRejected(f"player {event.player} has already withdrawn", code="already-withdrawn")
+            return Plan(0, (p,), None, withdraws=True)
+        case _:
+            assert_never(event)
 
 
 POINTS_STEP: Final = Decimal("0.001")

@@ -27,8 +27,8 @@ The Koya line (C.07 §9.2, §14.5)
 --------------------------------
 
 An opponent qualifies when ``score ≥ win × G / 2 + limit × win / 2``
-(:func:`tracker.core.tiebreaks.koya_threshold` and
-:func:`~tracker.core.tiebreaks.qualifies`, the one place that says so).  ``G`` is:
+(:func:`tracker.core.line.koya_threshold` and
+:func:`~tracker.core.line.qualifies`, the one place that says so).  ``G`` is:
 
 * once every game is in: the number of games a participant can play,
   ``(n − 1) × cycles`` (basis ``games``, the FIDE TEC reading), less the
@@ -51,12 +51,13 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Final
 
-from tracker.core.checks import rounds_needed
 from tracker.core.codes import BYE_CODES, GAME_CODES, RESULT_OF_CODES, SHORT_CODES, code_units
 from tracker.core.errors import UnknownPlayer
 from tracker.core.events import ByeKind, GameResult, TournamentOpened
+from tracker.core.line import final_games, koya_threshold, qualifies
+from tracker.core.order import TieBreak
+from tracker.core.schedule import rounds_needed
 from tracker.core.scoring import Units, units_of
-from tracker.core.tiebreaks import TieBreak, final_games, koya_threshold, parse_tiebreaks, qualifies
 
 BYE: Final = -1
 
@@ -91,7 +92,7 @@ class Entry:
 class Tournament:
     """The mutable state of one round robin, owned by one processor.
 
-    Build it with :func:`open_tournament`; change it only through
+    Built by :func:`tracker.core.apply.step` from the opening event; change it only through
     :func:`tracker.core.apply.apply`.
     """
 
@@ -131,7 +132,8 @@ class Tournament:
         "withdrawn",
     )
 
-    def __init__(self, opened: TournamentOpened) -> None:
+    def __init__(self, opened: TournamentOpened, order: tuple[TieBreak, ...]) -> None:
+        """The empty crosstable of ``opened``; ``order``, its tie-break order parsed, says which Koya limits to sum."""
         players = opened.players
         self.opened = opened
         self.id = opened.tournament
@@ -141,7 +143,7 @@ class Tournament:
         self.rounds = opened.rounds if opened.rounds is not None else rounds_needed(n, self.cycles)
         self.units: Units = units_of(opened.scoring)
         self.rules = opened.rules
-        self.tiebreaks: tuple[TieBreak, ...] = parse_tiebreaks(opened.tiebreaks, opened.rules)
+        self.tiebreaks = order
         limits = {tb.limit for tb in self.tiebreaks if tb.kind == "KS"}
         self.limits: tuple[int, ...] = tuple(sorted(limits | {0}))
         self.basis = opened.basis
@@ -168,9 +170,10 @@ class Tournament:
         self.qualified = {limit: [self._line(i, limit) for i in range(n)] for limit in self.limits}
         self.ks = {limit: [0] * n for limit in self.limits}
         self.schedule: dict[int, set[tuple[int, int]]] | None = None
-        #: DE places per group tied before DE (its sorted members), as the last standings found them;
-        #: kept by tracker.core.standings, dropped here when a game between two members changes
-        self.de_places: dict[tuple[int, ...], list[int]] = {}
+        #: places per (code, group tied before it: its sorted members) of a criterion decided inside groups
+        #: (DE), as the last standings found them; kept by tracker.core.standings, dropped here when a game
+        #: between two members changes (such places depend only on the games between the members)
+        self.de_places: dict[tuple[str, tuple[int, ...]], list[int]] = {}
         if opened.schedule is not None:
             self.schedule = {
                 r: {(self.index[w], self.index[b]) for w, b in pairs}
@@ -372,11 +375,9 @@ class Tournament:
                 results[p] = (*line[:at], *([] if new is None else [self._result(new[k])]), *line[end:])
         if len(players) == 2:
             a, b = players
-            for group in self.de_places:  # the groups are disjoint: only ``a``'s can hold both
-                if a in group:
-                    if b in group:
-                        del self.de_places[group]
-                    break
+            stale = [key for key in self.de_places if a in key[1] and b in key[1]]
+            for key in stale:
+                del self.de_places[key]
         for p, e in zip(players, old, strict=True):
             if e is not None:
                 del self.entries[p][round_]

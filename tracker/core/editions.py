@@ -20,18 +20,17 @@ games for them in both (§15.2).  What the 2026 edition changes (§15.2):
 ``TPN`` (pairing number) and ``RTNG`` (start-list rating) are the same in
 both.  :data:`DIFFERENCES` is the table the README shows.
 
-:func:`record_column` computes one of these columns from the crosstable's
-entries (O(n × rounds)); the running sums of
-:mod:`tracker.core.crosstable` stay as they are.
+:func:`counts_for_rating` and :func:`counts_for_own_record` are the policy the
+rules of ``ARO`` and ``BPG`` (:mod:`tracker.core.tiebreaks`) read; each rule
+says which editions define it (``STD``: 2026 only).
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Final
 
-from tracker.core.crosstable import BYE, Entry, Tournament
-from tracker.core.tiebreaks import Rules, TieBreak
+from tracker.core.crosstable import BYE, Entry
+from tracker.core.events import Rules
 
 #: (rule, 2024, 2026) — what differs, as the README's table shows it.
 DIFFERENCES: Final[tuple[tuple[str, str, str], ...]] = (
@@ -60,50 +59,3 @@ def counts_for_own_record(e: Entry, rules: Rules) -> bool:
     if e.opponent == BYE:
         return False
     return e.played or rules == "2024" or e.code == "+"
-
-
-def record_column(t: Tournament, tb: TieBreak) -> tuple[list[int], list[Fraction]]:
-    """One record-kind column: (sort keys, higher is better; the values shown).
-
-    ``STD`` in half points, ``BPG`` a count, ``ARO`` the rounded average of
-    rated opponents (0 without any), ``TPN`` the starting rank (keyed as its
-    negative: lower is better), ``RTNG`` the start-list rating.  Raises
-    :class:`ValueError` for a kind that is not a record kind (a bug).
-    """
-    n = t.n
-    players = t.opened.players
-    if tb.kind == "TPN":
-        return [-p.start_no for p in players], [Fraction(p.start_no) for p in players]
-    if tb.kind == "RTNG":
-        return [p.rating for p in players], [Fraction(p.rating) for p in players]
-    if tb.kind == "STD":
-        draw = t.units.draw
-        halves = [sum(_std_halves(e.units, draw) for e in t.entries[i].values()) for i in range(n)]
-        return halves, [Fraction(h, 2) for h in halves]
-    if tb.kind == "BPG":
-        counts = [
-            sum(1 for e in t.entries[i].values() if not e.white and counts_for_own_record(e, t.rules)) for i in range(n)
-        ]
-        return counts, [Fraction(c) for c in counts]
-    if tb.kind == "ARO":
-        averages = [
-            average_rating([players[e.opponent].rating for e in t.entries[i].values() if counts_for_rating(e, t.rules)])
-            for i in range(n)
-        ]
-        return averages, [Fraction(a) for a in averages]
-    raise ValueError(f"{tb.code} is not computed from the record")
-
-
-def _std_halves(units: int, draw: int) -> int:
-    """Standard points of one result in halves: more than a draw is a win (2), a draw 1, less 0."""
-    if units > draw:
-        return 2
-    return 1 if units == draw else 0
-
-
-def average_rating(ratings: list[int]) -> int:
-    """The average of the rated (non-zero) ``ratings``, rounded half up (C.07 §10.1); 0 when there is none."""
-    rated = [r for r in ratings if r > 0]
-    if not rated:
-        return 0
-    return (2 * sum(rated) + len(rated)) // (2 * len(rated))

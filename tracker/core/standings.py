@@ -15,16 +15,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
-from itertools import compress, groupby, pairwise
+from itertools import compress, pairwise
 from math import gcd
 from operator import attrgetter, itemgetter, ne, neg
 from typing import Any, Final, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
-from tracker.core.editions import record_column
-from tracker.core.events import Scoring
+from tracker.core.events import Rules, Scoring
+from tracker.core.line import koya_threshold
+from tracker.core.order import TieBreak
 from tracker.core.scoring import Units
-from tracker.core.tiebreaks import RECORD_KINDS, Rules, TieBreak, koya_threshold, parse_tiebreaks
+from tracker.core.tiebreaks import parse_tiebreaks, rule_of
+from tracker.core.tiebreaks.rule import Column, Rule
 
 
 class Row(NamedTuple):
@@ -79,18 +81,17 @@ def standings(t: Tournament) -> Standings:
     """The current standings of ``t`` (provisional until every game is in).
 
     Built for speed, since it runs after every result: the ranking sorts
-    integer keys; direct-encounter places are kept per tied group
-    (:attr:`Tournament.de_places`) until a game between two of its members
-    changes; values become :class:`~fractions.Fraction` only at the end, one
-    object per value (:func:`exact`); the rows are assembled column by column.
+    integer keys; the places of a criterion decided inside tied groups (DE)
+    are kept per group (:attr:`Tournament.de_places`) until a game between
+    two of its members changes; values become :class:`~fractions.Fraction`
+    only at the end, one object per value (:func:`exact`); the rows are
+    assembled column by column.
     """
     plan = _plan(t.opened.tiebreaks, t.rules)
     den = t.units.denominator
-    de = [0] * t.n
-    records = {code: record_column(t, tb) for code, tb in plan.records}
+    columns = {tb.code: column(t, tb) for tb, column in plan.columns}
     start_nos = t.start_nos
-    order, ranks, rank_of = _rank(t, plan, _sort_values(t, records), de)
-    units = [records[tb.code][0] if tb.code in records else _units_column(t, tb, de) for tb in plan.shown]
+    order, ranks, rank_of = _rank(t, plan, columns)
     win = t.units.win
     lines = _fractions(2 * den)
     games = t.line_games_all()
@@ -101,10 +102,8 @@ def standings(t: Tournament) -> Standings:
             if cached is None:
                 t.results_of(i)
     pick = itemgetter(*order)  # every column is read in standings order, then made values
-    shown = [
-        pick(records[tb.code][1]) if tb.code in records else map(_column_fractions(t, tb).__getitem__, pick(column))
-        for tb, column in zip(plan.shown, units, strict=True)
-    ]
+    shown_columns = [columns[tb.code] for tb in plan.shown]
+    shown = [map(_fractions(c.denominator).__getitem__, pick(c.shown)) for c in shown_columns]
     complete = t.complete
     rows = tuple(
         map(
@@ -136,7 +135,7 @@ def standings(t: Tournament) -> Standings:
         rows=rows,
         scoring=_scoring(t.opened.scoring, t.units),
         rules=t.rules,
-        keys=tuple(zip(start_nos, rank_of, t.score, *units, t.withdrawn, strict=True)),
+        keys=tuple(zip(start_nos, rank_of, t.score, *(c.shown for c in shown_columns), t.withdrawn, strict=True)),
     )
 
 
@@ -150,28 +149,29 @@ _name = attrgetter("name")
 class _Plan(NamedTuple):
     """What a tie-break order means for ranking and display, worked out once per order."""
 
-    #: positions in the order of the criteria before DE (all when there is no DE) and after it
-    before_de: tuple[int, ...]
-    after_de: tuple[int, ...]
-    has_de: bool
-    #: the codes shown in rows
+    #: the order, PTS first, each with its rule
+    order: tuple[tuple[TieBreak, Rule], ...]
+    #: the codes with one column for everyone (not decided inside groups), sorted or shown, with their columns
+    columns: tuple[tuple[TieBreak, Callable[[Tournament, TieBreak], Column]], ...]
+    #: the codes shown in rows (the order without PTS, plus KS)
     shown: tuple[TieBreak, ...]
     codes: tuple[str, ...]
-    #: (code, tie-break) of the record-kind columns, sorted or shown
-    records: tuple[tuple[str, TieBreak], ...]
 
 
 @lru_cache(maxsize=256)
 def _plan(codes: tuple[str, ...], rules: Rules) -> _Plan:
     """The plan for a tournament's tie-break codes, keyed by the codes as sent (cheap to hash)."""
     order = parse_tiebreaks(codes, rules)
-    at = next((pos for pos, tb in enumerate(order) if tb.kind == "DE"), len(order))
-    before, after = tuple(range(at)), tuple(range(at + 1, len(order)))
     shown = tuple(tb for tb in order if tb.kind != "PTS")
     if not any(tb.code == "KS" for tb in shown):
         shown += (TieBreak("KS", "KS"),)
-    records = {tb.code: tb for tb in (*order, *shown) if tb.kind in RECORD_KINDS}
-    return _Plan(before, after, at < len(order), shown, tuple(tb.code for tb in shown), tuple(records.items()))
+    ruled = {tb.code: (tb, rule_of(tb)) for tb in (*order, *shown)}
+    return _Plan(
+        order=tuple(ruled[tb.code] for tb in order),
+        columns=tuple((tb, rule.column) for tb, rule in ruled.values() if rule.column is not None),
+        shown=shown,
+        codes=tuple(tb.code for tb in shown),
+    )
 
 
 def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
@@ -179,26 +179,29 @@ def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
     return _plan(t.opened.tiebreaks, t.rules).shown
 
 
-def _rank(
-    t: Tournament, plan: _Plan, keys: list[Sequence[int]], de: list[int]
-) -> tuple[list[int], list[int], list[int]]:
-    """Player indices in standings order, the rank of each in that order and by index; fills ``de`` with DE places.
+def _rank(t: Tournament, plan: _Plan, columns: dict[str, Column]) -> tuple[list[int], list[int], list[int]]:
+    """Player indices in standings order, the rank of each in that order and by index.
 
-    DE is evaluated inside each group tied on the criteria before it (its
-    places cached per group, see :attr:`Tournament.de_places`); then every
-    player has an integer key (the criteria in order, DE as minus the place)
-    and one sort orders the table, ties listed by start number.  Runs after
-    every result, so the per-player work is done by C loops (sorts, maps,
-    zips) and Python code runs per group, not per player.
+    A criterion decided inside groups (DE) is evaluated inside each group
+    tied on the criteria before it (places cached per group, see
+    :attr:`Tournament.de_places`) and becomes a column of places, added to
+    ``columns``; then every player has an integer key (the criteria in
+    order, a place as its negative) and one sort orders the table, ties
+    listed by start number.  Runs after every result, so the per-player work
+    is done by C loops (sorts, maps, zips) and Python code runs per group,
+    not per player.
     """
     n = t.n
     start_nos = t.start_nos
-    before, after = plan.before_de, plan.after_de
-    if plan.has_de:
-        _de_column(t, keys[before[0]] if len(before) == 1 else list(zip(*(keys[p] for p in before), strict=True)), de)
-        full = list(zip(*(keys[p] for p in before), map(neg, de), *(keys[p] for p in after), strict=True))
-    else:
-        full = list(zip(*(keys[p] for p in before), strict=True))
+    keys: list[Sequence[int]] = []
+    for tb, rule in plan.order:
+        column = columns.get(tb.code)
+        if column is None:  # decided inside the groups tied so far
+            prefix: Sequence[Any] = keys[0] if len(keys) == 1 else list(zip(*keys, strict=True))
+            places = _places_column(t, tb, rule, prefix)
+            column = columns[tb.code] = Column(list(map(neg, places)), 1, places)
+        keys.append(column.keys)
+    full = list(zip(*keys, strict=True))
     by_start = range(n) if start_nos == sorted(start_nos) else sorted(range(n), key=start_nos.__getitem__)
     order = sorted(by_start, key=full.__getitem__, reverse=True)
     ranks = []
@@ -212,30 +215,35 @@ def _rank(
     return order, ranks, rank_of
 
 
-def _de_column(t: Tournament, prefix: Sequence[Any], de: list[int]) -> None:
-    """Fill ``de`` (all 0) with each player's DE place inside the group tied with them on ``prefix`` (0: not tied).
+def _places_column(t: Tournament, tb: TieBreak, rule: Rule, prefix: Sequence[Any]) -> list[int]:
+    """Each player's place inside the group tied with them on ``prefix``, by ``rule`` (0: not tied).
 
     Places are cached per group (:attr:`Tournament.de_places`): only the
     groups whose members changed are decided again.
     """
     n = t.n
+    assert rule.places is not None  # a rule without a column is decided inside groups
+    places = [0] * n
     # a stable sort: inside each tied group the indices stay ascending (the cache key)
     grouped = sorted(range(n), key=prefix.__getitem__)
     values = list(map(prefix.__getitem__, grouped))
     cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
     cache = t.de_places
-    used: dict[tuple[int, ...], list[int]] = {}
+    used: dict[tuple[str, tuple[int, ...]], list[int]] = {}
     for lo, hi in pairwise(cuts):
         if hi - lo > 1:
             members = tuple(grouped[lo:hi])
-            places = cache.get(members)
-            if places is None:
-                found = direct_encounter(t, grouped[lo:hi])
-                places = list(map(found.__getitem__, members))
-            used[members] = places
-            for i, place in zip(members, places, strict=True):
-                de[i] = place
-    t.de_places = used
+            key = (tb.code, members)
+            found = cache.get(key)
+            if found is None:
+                got = rule.places(t, grouped[lo:hi])
+                found = list(map(got.__getitem__, members))
+            used[key] = found
+            for i, place in zip(members, found, strict=True):
+                places[i] = place
+    # the code's groups that are no longer tied are dropped; other codes' groups stay
+    t.de_places = {k: v for k, v in cache.items() if k[0] != tb.code} | used
+    return places
 
 
 _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_bye", "half_bye", "zero_bye", "pab")
@@ -245,24 +253,6 @@ _SCORING_FIELDS = ("win", "draw", "loss", "forfeit_win", "forfeit_loss", "full_b
 def _scoring(scoring: Scoring, u: Units) -> tuple[tuple[str, Fraction], ...]:
     """The exact points per outcome; cached by the scoring as sent (``u`` is made from it)."""
     return tuple((name, exact(getattr(u, name), u.denominator)) for name in _SCORING_FIELDS)
-
-
-def _sort_values(t: Tournament, records: dict[str, tuple[list[int], list[Fraction]]]) -> list[Sequence[int]]:
-    columns: list[Sequence[int]] = []
-    for tb in t.tiebreaks:
-        if tb.code in records:
-            columns.append(records[tb.code][0])
-        elif tb.kind == "PTS":
-            columns.append(t.score)
-        elif tb.kind == "SB":
-            columns.append(t.sb)
-        elif tb.kind == "WON":
-            columns.append(t.wins)
-        elif tb.kind == "KS":
-            columns.append(t.ks[tb.limit])
-        else:
-            columns.append(())  # DE: computed per group
-    return columns
 
 
 class _Fractions(dict[int, Fraction]):
@@ -299,108 +289,6 @@ def exact(numerator: int, denominator: int) -> Fraction:
     same object makes comparing two standings cheap.
     """
     return _fractions(denominator)[numerator]
-
-
-def _units_column(t: Tournament, tb: TieBreak, de: list[int]) -> Sequence[int]:
-    """A shown column's values per player, in its units (see :func:`_column_fractions`)."""
-    if tb.kind == "PTS":
-        return t.score
-    if tb.kind == "SB":
-        return t.sb
-    if tb.kind == "WON":
-        return t.wins
-    if tb.kind == "KS":
-        return t.ks[tb.limit]
-    return de
-
-
-def _column_fractions(t: Tournament, tb: TieBreak) -> _Fractions:
-    """Units → value for a column of :func:`_units_column`: SB is in units², wins and DE places are counts."""
-    den = t.units.denominator
-    if tb.kind in ("PTS", "KS"):
-        return _fractions(den)
-    if tb.kind == "SB":
-        return _fractions(den * den)
-    return _fractions(1)
-
-
-def direct_encounter(t: Tournament, group: list[int]) -> dict[int, int]:
-    """Places inside a tied ``group`` by direct encounter (C.07 §6).
-
-    Each player's DE score is the points scored against the others in the
-    group, repeated meetings (double round robin) averaged; players not yet
-    met contribute nothing (a round robin compares the games that exist, as
-    the FIDE TEC server does).  Sub-groups still tied are decided again on
-    the games inside them, until nothing changes.  Returns 1-based places
-    (shared places repeat); all 0 when the group stays completely tied.
-    """
-    places = dict.fromkeys(group, 0)
-    _resolve(t, group, 1, places)
-    if len(set(places.values())) == 1:
-        return dict.fromkeys(group, 0)
-    return places
-
-
-def _resolve(t: Tournament, group: list[int], base: int, places: dict[int, int]) -> None:
-    """Give the members of ``group`` their places from ``base`` on, by DE inside ``group``, recursively."""
-    if len(group) == 2:
-        # the two met as often as each other: what each scored against the other decides
-        a, b = group
-        n = t.n
-        da, db = t.pair_units[a * n + b], t.pair_units[b * n + a]
-        places[a] = base if da >= db else base + 1
-        places[b] = base if db >= da else base + 1
-        return
-    scores = _de_scores(t, group)
-    if min(scores) == max(scores):
-        for i in group:
-            places[i] = base
-        return
-    # a stable sort: ties keep the group's order
-    ranked = sorted(zip(scores, group, strict=True), key=_first, reverse=True)
-    offset = base
-    for _, tied in groupby(ranked, key=_first):
-        part = [i for _, i in tied]
-        if len(part) == 1:
-            places[part[0]] = offset
-        else:
-            _resolve(t, part, offset, places)
-        offset += len(part)
-
-
-_first = itemgetter(0)
-
-
-def _de_scores(t: Tournament, group: list[int]) -> list[int]:
-    """Numbers that order the members of ``group`` by DE score inside it: the score doubled, in units.
-
-    Doubled so that the average of two meetings stays integral; in a single
-    round robin a pair meets at most once and the units scored against a
-    player never met are 0, so the units scored are summed as they are
-    (and doubled: the same numbers).  Plain loops: groups are small, and
-    they run for every tied group whose members changed, after every result
-    (comprehensions cost a call each).
-    """
-    n = t.n
-    units = t.pair_units
-    scores = []
-    if t.cycles == 1:
-        for i in group:
-            at = i * n
-            score = 0
-            for j in group:
-                score += units[at + j]
-            scores.append(2 * score)
-        return scores
-    games = t.pair_games
-    for i in group:
-        at = i * n
-        score = 0
-        for j in group:
-            if games[at + j]:
-                score += 2 * units[at + j] // games[at + j]
-        scores.append(score)
-    return scores
 
 
 def format_points(value: Fraction) -> str:

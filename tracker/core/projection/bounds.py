@@ -14,8 +14,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tracker.core.line import qualifies
 from tracker.core.projection.model import Game, Model, Option
-from tracker.core.tiebreaks import qualifies
 
 # -- bounds: score intervals ----------------------------------------------------
 

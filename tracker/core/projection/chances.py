@@ -41,8 +41,9 @@ from typing import Final
 
 from tracker.core.crosstable import Tournament
 from tracker.core.projection.model import Game, Model, model_of
-from tracker.core.projection.ranking import criteria, koya, ranks
+from tracker.core.projection.ranking import ranks
 from tracker.core.projection.stakes import lines_of
+from tracker.core.tiebreaks.rule import Final as Completed
 
 #: Runs a simulation makes unless told otherwise (the issue asks for at least 10,000).
 RUNS: Final = 10_000
@@ -192,7 +193,6 @@ def chances(
 
 def _final(m: Model, picks: tuple[int, ...]) -> tuple[list[int], list[int]]:
     """(ranks, scores in units) of the crosstable ``picks`` completes (an option index per undecided game)."""
-    n = m.n
     score = list(m.score)
     wins = list(m.wins)
     points = [row.copy() for row in m.points]
@@ -205,6 +205,4 @@ def _final(m: Model, picks: tuple[int, ...]) -> tuple[list[int], list[int]]:
         wins[g.black] += option.black_won
         points[g.white][g.black] += option.white
         points[g.black][g.white] += option.black
-    columns = criteria(m, score, wins, points, lambda limit: koya(m, score, points, limit))
-    cols = [[points[i][j] for i in range(n)] for j in range(n)]
-    return ranks(n, columns, cols, m.de_weight), score
+    return ranks(Completed(m.frame, score, wins, points), m.order), score

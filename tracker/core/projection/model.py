@@ -8,7 +8,10 @@ from typing import Final
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import ProjectionUnavailable
 from tracker.core.events import GameResult
-from tracker.core.tiebreaks import final_games, koya_threshold
+from tracker.core.line import final_games, koya_threshold
+from tracker.core.order import TieBreak
+from tracker.core.tiebreaks import RULES, rule_of
+from tracker.core.tiebreaks.rule import Frame, Rule
 
 #: An unscheduled game is assumed to come after every recorded round (it
 #: only matters for Sonneborn-Berger's trailing-bye adjustment).
@@ -41,29 +44,31 @@ class Game:
 class Model:
     """Integer arrays for the final crosstable, forced forfeits already in.
 
-    ``points[i][j]`` is what ``i`` scored against ``j``; ``trailing[i]`` the
-    trailing-bye units left out of ``i``'s score when ``i`` is an SB opponent
-    (see ``Tournament._adjusted_score``); ``de_weight[i][j]`` turns points into
-    C.07 §6 DE units (meetings averaged, doubled to stay integral).
-    ``thresholds[limit]``: qualifies when ``2·score ≥ threshold``.
+    ``points[i][j]`` is what ``i`` scored against ``j``; ``frame`` what no
+    remaining game changes (trailing byes, DE weights, the final lines: see
+    :class:`~tracker.core.tiebreaks.rule.Frame`); ``order`` the tie-break
+    order with each code's rule, every one of them projectable.
     """
 
     n: int
     score: list[int]
     wins: list[int]
     points: list[list[int]]
-    trailing: list[int]
-    de_weight: list[list[int]]
-    thresholds: dict[int, int]
-    order: tuple[tuple[str, int], ...]
+    frame: Frame
+    order: tuple[tuple[TieBreak, Rule], ...]
     games: list[Game]
     undecided: list[Game] = field(default_factory=list)
-    #: columns no remaining game can change (``TPN``: minus the start number, ``RTNG``), higher is better
-    static: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def thresholds(self) -> dict[int, int]:
+        """The final Koya line per limit: qualifies when ``2·score ≥ threshold``."""
+        return self.frame.thresholds
 
 
-#: Tie-break kinds the projection does not re-implement: it refuses them (:class:`ProjectionUnavailable`).
-UNPROJECTED: Final = frozenset({"STD", "ARO", "BPG"})
+def projectable_codes() -> str:
+    """The kinds the projection ranks by, as a sentence lists them."""
+    names = [rule.syntax or rule.kind for rule in RULES.values() if rule.projectable]
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def remaining_games(t: Tournament) -> list[tuple[int | None, int, int]]:
@@ -107,12 +112,19 @@ def options_of(t: Tournament, white: int, black: int) -> tuple[Option, ...]:
 
 
 def model_of(t: Tournament) -> Model:
-    """The model of ``t``; raises :class:`ProjectionUnavailable` for an order with a code in :data:`UNPROJECTED`."""
-    refused = [tb.code for tb in t.tiebreaks if tb.kind in UNPROJECTED]
+    """The model of ``t``.
+
+    Raises :class:`ProjectionUnavailable` for an order with a kind whose rule
+    is not projectable (:attr:`~tracker.core.tiebreaks.rule.Rule.projectable`:
+    an allow-list, so a kind the projection does not know is refused, never
+    ranked as another).
+    """
+    order = tuple((tb, rule_of(tb)) for tb in t.tiebreaks)
+    refused = [tb.code for tb, rule in order if not rule.projectable]
     if refused:
         raise ProjectionUnavailable(
-            f"the projection does not compute {', '.join(refused)}: it ranks only by PTS, DE, WON, SB, KS, "
-            "TPN and RTNG (the standings themselves are computed)"
+            f"the projection does not compute {', '.join(refused)}: it ranks only by {projectable_codes()} "
+            "(the standings themselves are computed)"
         )
     n = t.n
     points = [[0] * n for _ in range(n)]
@@ -159,15 +171,16 @@ def model_of(t: Tournament) -> Model:
         score=score,
         wins=wins,
         points=points,
-        trailing=trailing,
-        # meetings are at most 2 (double round robin): 2·Σ/1 or 2·Σ/2
-        de_weight=[[2 // m if m else 0 for m in row] for row in meetings],
-        thresholds={limit: koya_threshold(win, line_games, limit) for limit in t.limits},
-        order=tuple((tb.kind, tb.limit) for tb in t.tiebreaks),
+        frame=Frame(
+            n=n,
+            start_nos=list(t.start_nos),
+            ratings=[p.rating for p in t.opened.players],
+            trailing=trailing,
+            # meetings are at most 2 (double round robin): 2·Σ/1 or 2·Σ/2
+            de_weight=[[2 // m if m else 0 for m in row] for row in meetings],
+            thresholds={limit: koya_threshold(win, line_games, limit) for limit in t.limits},
+        ),
+        order=order,
         games=games,
         undecided=undecided,
-        static={
-            "TPN": [-p.start_no for p in t.opened.players],
-            "RTNG": [p.rating for p in t.opened.players],
-        },
     )

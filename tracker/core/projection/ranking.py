@@ -1,46 +1,47 @@
-"""Ranking a complete crosstable as :func:`tracker.core.standings.standings` does, on integer arrays."""
+"""Ranking a complete crosstable as :func:`tracker.core.standings.standings` does, on integer arrays.
+
+Each criterion of the order splits the groups still tied (PTS first): a
+rule with a column (:attr:`~tracker.core.tiebreaks.rule.Rule.final`) by its
+values, higher first; a rule decided inside groups (DE) by its places.  A
+column is computed only while some group is still tied.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
-from tracker.core.tiebreaks import qualifies
-
-if TYPE_CHECKING:  # the model imports nothing from here; only the annotation needs it
-    from tracker.core.projection.model import Model
-
-# -- ranking a complete crosstable ----------------------------------------------
+from tracker.core.order import TieBreak
+from tracker.core.tiebreaks.rule import Final, Rule
 
 
-def ranks(
-    n: int, columns: Sequence[Sequence[int] | None], cols: list[list[int]], de_weight: list[list[int]]
-) -> list[int]:
-    """Ranks (1-based, shared) as :func:`tracker.core.standings.standings` gives them.
-
-    ``columns`` follows the tie-break order (``None`` for DE); higher is
-    better.  ``cols[j][i]`` is what ``i`` scored against ``j``.
-    """
+def ranks(f: Final, order: Sequence[tuple[TieBreak, Rule]]) -> list[int]:
+    """Ranks (1-based, shared) of the complete crosstable ``f`` under ``order`` (every rule projectable)."""
+    n = f.frame.n
     groups: list[list[int]] = [list(range(n))]
-    for column in columns:
+    for tb, rule in order:
         refined: list[list[int]] = []
-        for group in groups:
-            if len(group) == 1:
-                refined.append(group)
-                continue
-            if len(group) == 2:  # the usual tie, decided without sorting
-                i, j = group
-                if column is None:
-                    vi, vj = cols[j][i] * de_weight[i][j], cols[i][j] * de_weight[j][i]
-                else:
-                    vi, vj = column[i], column[j]
-                if vi == vj:
+        if rule.final_places is not None:
+            for group in groups:
+                if len(group) == 1:
                     refined.append(group)
                 else:
-                    refined.extend(([i], [j]) if vi > vj else ([j], [i]))
-                continue
-            values = _de_values(group, cols, de_weight) if column is None else column
-            _split_into(refined, group, values)
+                    places = rule.final_places(f, group)
+                    _split_into(refined, group, {i: -place for i, place in places.items()})
+        else:
+            assert rule.final is not None  # the model admits projectable rules only
+            column = rule.final(f, tb)
+            for group in groups:
+                if len(group) == 1:
+                    refined.append(group)
+                elif len(group) == 2:  # the usual tie, decided without sorting
+                    i, j = group
+                    vi, vj = column[i], column[j]
+                    if vi == vj:
+                        refined.append(group)
+                    else:
+                        refined.extend(([i], [j]) if vi > vj else ([j], [i]))
+                else:
+                    _split_into(refined, group, column)
         groups = refined
         if len(groups) == n:
             break
@@ -53,7 +54,8 @@ def ranks(
     return ranks
 
 
-def _split_into(out: list[list[int]], group: list[int], values: Sequence[int] | dict[int, int]) -> None:
+def _split_into(out: list[list[int]], group: list[int], values: Sequence[int] | Mapping[int, int]) -> None:
+    """Append the parts of ``group`` equal on ``values``, higher values first (a stable sort)."""
     ordered = sorted(group, key=values.__getitem__, reverse=True)
     current = [ordered[0]]
     value = values[ordered[0]]
@@ -66,67 +68,3 @@ def _split_into(out: list[list[int]], group: list[int], values: Sequence[int] | 
             current = [i]
             value = v
     out.append(current)
-
-
-def _de_values(group: list[int], cols: list[list[int]], de_weight: list[list[int]]) -> dict[int, int]:
-    """Minus the DE place inside ``group`` (0 for all when it stays tied), as ``direct_encounter``."""
-    places: dict[int, int] = {}
-    _de_resolve(group, 1, places, cols, de_weight)
-    if len(set(places.values())) == 1:
-        return dict.fromkeys(group, 0)
-    return {i: -place for i, place in places.items()}
-
-
-def _de_resolve(
-    group: list[int], base: int, places: dict[int, int], cols: list[list[int]], de_weight: list[list[int]]
-) -> None:
-    scores = {i: sum(cols[j][i] * de_weight[i][j] for j in group) for i in group}
-    parts: list[list[int]] = []
-    _split_into(parts, group, scores)
-    if len(parts) == 1:
-        for i in group:
-            places[i] = base
-        return
-    offset = base
-    for part in parts:
-        if len(part) == 1:
-            places[part[0]] = offset
-        else:
-            _de_resolve(part, offset, places, cols, de_weight)
-        offset += len(part)
-
-
-def koya(m: Model, score: Sequence[int], points: Sequence[Sequence[int]], limit: int) -> list[int]:
-    """Every player's KS (limit ``limit``) on a complete crosstable: points against opponents on the final line."""
-    threshold = m.thresholds[limit]
-    on = [qualifies(s, threshold) for s in score]
-    return [sum(p for p, q in zip(row, on, strict=True) if q) for row in points]
-
-
-def criteria(
-    m: Model,
-    score: list[int],
-    wins: list[int],
-    points: Sequence[Sequence[int]],
-    ks: Callable[[int], list[int]],
-) -> list[list[int] | None]:
-    """The columns ``m.order`` ranks a complete crosstable by (``None`` for DE, which :func:`ranks` resolves).
-
-    ``ks(limit)`` gives the KS column of a limit (callers memoise it).
-    """
-    adjusted = [s - tr for s, tr in zip(score, m.trailing, strict=True)]
-    columns: list[list[int] | None] = []
-    for kind, limit in m.order:
-        if kind == "PTS":
-            columns.append(score)
-        elif kind == "SB":
-            columns.append([sum(p * a for p, a in zip(row, adjusted, strict=True)) for row in points])
-        elif kind == "WON":
-            columns.append(wins)
-        elif kind == "KS":
-            columns.append(ks(limit))
-        elif kind in m.static:
-            columns.append(m.static[kind])
-        else:
-            columns.append(None)
-    return columns

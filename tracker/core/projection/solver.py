@@ -56,18 +56,22 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final as Constant
+from typing import Literal
 
+from tracker.core.line import qualifies
+from tracker.core.order import TieBreak
 from tracker.core.projection.model import Model
-from tracker.core.projection.ranking import criteria, koya, ranks
-from tracker.core.tiebreaks import qualifies
+from tracker.core.projection.ranking import ranks
+from tracker.core.tiebreaks import rule_of
+from tracker.core.tiebreaks.rule import Final, Span
 
 Objective = Literal["rank_best", "rank_worst", "ks_min", "ks_max", "lead_min", "lead_max", "lead_zero"]
 #: The four extremes every player gets.
-OBJECTIVES: Final[tuple[Objective, ...]] = ("rank_best", "rank_worst", "ks_min", "ks_max")
+OBJECTIVES: Constant[tuple[Objective, ...]] = ("rank_best", "rank_worst", "ks_min", "ks_max")
 #: Nodes one query may expand before it settles for bounds.
-DEFAULT_BUDGET: Final = 4000
-_SIGN: Final[dict[Objective, int]] = {
+DEFAULT_BUDGET: Constant = 4000
+_SIGN: Constant[dict[Objective, int]] = {
     "rank_best": 1,
     "rank_worst": -1,
     "ks_min": 1,
@@ -77,13 +81,15 @@ _SIGN: Final[dict[Objective, int]] = {
     "lead_zero": 1,
 }
 #: Objectives a player's own result moves one way: the result that is best for them, per objective.
-_OWN_RESULT: Final[dict[Objective, bool]] = {
+_OWN_RESULT: Constant[dict[Objective, bool]] = {
     "rank_best": True,
     "rank_worst": False,
     "lead_min": True,
     "lead_max": False,
 }
-_UNCONDITIONAL: Final = -1
+_UNCONDITIONAL: Constant = -1
+#: The projected KS: plain Koya (limit 0), whatever the order ranks by.
+_KS: Constant = TieBreak("KS", "KS")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +187,11 @@ class Solver:
         self.assign = [-1] * self.k
         self.thr0 = m.thresholds[0]
         self.order = m.order
-        self.trailing = m.trailing
-        self.de_weight = m.de_weight
+        ks_final = rule_of(_KS).final
+        assert ks_final is not None  # Koya is projectable
+        self._ks_final = ks_final
+        #: the rules' view of the node: the same lists, mutated in place by _apply and _undo
+        self.view = Span(m.frame, self.s_lo, self.s_hi, self.p_lo, self.p_hi, self.w_lo, self.w_hi)
         self.leaves = 0
         self.nodes = 0
         self.open_bound: int | None = None
@@ -274,21 +283,13 @@ class Solver:
         return leaf
 
     def _rank_leaf(self, scenario: tuple[int, ...]) -> Leaf:
-        n = self.n
-        score, wins, points = self.s_lo, self.w_lo, self.p_lo
-        ks_by_limit: dict[int, list[int]] = {}
-        columns = criteria(self.m, score, wins, points, lambda limit: self._ks(limit, ks_by_limit))
-        ks = self._ks(0, ks_by_limit)
-        cols = [[points[i][j] for i in range(n)] for j in range(n)]
-        leaf = Leaf(scenario, ranks(n, columns, cols, self.de_weight), ks, score.copy(), _leads(score))
+        score = self.s_lo
+        final = Final(self.m.frame, score, self.w_lo, self.p_lo)
+        leaf_ranks = ranks(final, self.order)
+        ks = list(self._ks_final(final, _KS))
+        leaf = Leaf(scenario, leaf_ranks, ks, score.copy(), _leads(score))
         self._record(leaf)
         return leaf
-
-    def _ks(self, limit: int, memo: dict[int, list[int]]) -> list[int]:
-        found = memo.get(limit)
-        if found is None:
-            found = memo[limit] = koya(self.m, self.s_lo, self.p_lo, limit)
-        return found
 
     def _record(self, leaf: Leaf) -> None:
         self.leaves += 1
@@ -372,20 +373,24 @@ class Solver:
         return 1 + ahead, n - behind
 
     def _tie_walk(self, i: int, tied: list[int], certain: bool, weight: list[int] | None) -> tuple[int, int]:
-        """Players of ``tied`` (settled on ``i``'s score) certainly ahead of / certainly not ahead of ``i``."""
+        """Players of ``tied`` (settled on ``i``'s score) certainly ahead of / certainly not ahead of ``i``.
+
+        Each criterion of the order in turn: a rule with a column compares
+        the interval of each difference (:attr:`Rule.difference`); a rule
+        decided inside groups is evaluated once the group tied so far is
+        known and every game inside it is decided.
+        """
         ahead = behind = 0
         group = tied
-        for kind, limit in self.order:
+        for tb, rule in self.order:
             if not group:
                 break
-            if kind == "PTS":
-                continue
             kept: list[int] = []
-            if kind == "DE":
+            if rule.final_places is not None:
                 members = [i, *group]
                 if not certain or any(self.open[x] for x in members):
                     return ahead, behind  # the rest: undecided
-                places = _de_places(members, self.p_lo, self.de_weight)
+                places = rule.final_places(self.view.settled(), members)
                 for j in group:
                     if places[j] < places[i]:
                         ahead += 1
@@ -394,8 +399,9 @@ class Solver:
                     else:
                         kept.append(j)
             else:
+                assert rule.difference is not None  # the model admits projectable rules only
                 for j in group:
-                    lo, hi = self._difference(kind, limit, j, i, weight)
+                    lo, hi = rule.difference(self.view, tb, j, i, weight)
                     if lo > 0:
                         ahead += 1
                     elif hi < 0:
@@ -406,55 +412,6 @@ class Solver:
                         certain = False
             group = kept
         return ahead, behind + len(group)  # equal on everything: a shared rank, not ahead
-
-    def _difference(self, kind: str, limit: int, j: int, i: int, weight: list[int] | None) -> tuple[int, int]:
-        """The interval of ``value_j − value_i`` for one criterion (SB, KS/limit or WON)."""
-        if kind == "WON":
-            return self.w_lo[j] - self.w_hi[i], self.w_hi[j] - self.w_lo[i]
-        static = self.m.static.get(kind)
-        if static is not None:  # TPN, RTNG: no game changes them
-            return static[j] - static[i], static[j] - static[i]
-        p_lo, p_hi, s_lo, s_hi = self.p_lo, self.p_hi, self.s_lo, self.s_hi
-        pj_lo, pj_hi, pi_lo, pi_hi = p_lo[j], p_hi[j], p_lo[i], p_hi[i]
-        lo = hi = 0
-        if kind == "SB":
-            trailing = self.trailing
-            for k in range(self.n):
-                a_lo, a_hi = s_lo[k] - trailing[k], s_hi[k] - trailing[k]
-                if pj_lo[k] == pj_hi[k] and pi_lo[k] == pi_hi[k]:
-                    c = pj_lo[k] - pi_lo[k]
-                    if c == 0:
-                        continue
-                    if c > 0:
-                        lo += c * a_lo
-                        hi += c * a_hi
-                    else:
-                        lo += c * a_hi
-                        hi += c * a_lo
-                    if weight is not None and a_lo != a_hi:
-                        weight[k] += 1
-                else:
-                    lo += pj_lo[k] * a_lo - pi_hi[k] * a_hi
-                    hi += pj_hi[k] * a_hi - pi_lo[k] * a_lo
-                    if weight is not None:
-                        weight[k] += 1
-            return lo, hi
-        thr = self.m.thresholds[limit]
-        for k in range(self.n):
-            d_lo, d_hi = pj_lo[k] - pi_hi[k], pj_hi[k] - pi_lo[k]
-            if d_lo == d_hi == 0:
-                continue
-            if qualifies(s_lo[k], thr):
-                lo += d_lo
-                hi += d_hi
-            elif qualifies(s_hi[k], thr):
-                lo += min(0, d_lo)
-                hi += max(0, d_hi)
-                if weight is not None:
-                    weight[k] += 1
-            if weight is not None and d_lo != d_hi:
-                weight[k] += 1
-        return lo, hi
 
     def _ks_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
         """(lowest, highest) plain KS of ``i`` over the completions of the current node."""
@@ -650,29 +607,3 @@ def _leads(score: list[int]) -> list[int]:
     top, second = ordered[0], ordered[1] if len(ordered) > 1 else ordered[0]
     alone = score.count(top) == 1
     return [(second if alone and s == top else top) - s for s in score]
-
-
-def _de_places(group: list[int], points: list[list[int]], de_weight: list[list[int]]) -> dict[int, int]:
-    """DE places inside ``group`` as :func:`~tracker.core.projection.ranking.ranks` splits it (1 = best)."""
-    places: dict[int, int] = {}
-    _de_resolve(group, 1, places, points, de_weight)
-    return places
-
-
-def _de_resolve(
-    group: list[int], base: int, places: dict[int, int], points: list[list[int]], de_weight: list[list[int]]
-) -> None:
-    scores = {x: sum(points[x][y] * de_weight[x][y] for y in group) for x in group}
-    values = sorted(set(scores.values()), reverse=True)
-    if len(values) == 1:
-        for x in group:
-            places[x] = base
-        return
-    offset = base
-    for v in values:
-        part = [x for x in group if scores[x] == v]
-        if len(part) == 1:
-            places[part[0]] = offset
-        else:
-            _de_resolve(part, offset, places, points, de_weight)
-        offset += len(part)

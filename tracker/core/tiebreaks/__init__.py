@@ -1,103 +1,104 @@
-"""Tie-break codes as in TRF26 records 202/212 and FIDE's code list.
+"""The tie-break rulebook: one :class:`~tracker.core.tiebreaks.rule.Rule` per kind, in one table.
 
-Supported (FIDE C.07, 2026 edition, as it applies to round robins):
+How this works
+--------------
 
-``PTS``
-    the score itself (always first; added when a list omits it).
-``DE``
-    direct encounter (C.07 §6), applied recursively inside each group of
-    players tied on everything before it.  Its value is the place inside that
-    group (1 = best, shared places repeat); 0 when the group stays tied or
-    when there is no tie to break.  Lower is better.
-``WON``
-    games won over the board.  Forfeit wins and byes are not counted (in a
-    round robin they are not games won at the board).
-``SB``
-    Sonneborn-Berger: the sum, over a player's games, of the points scored
-    in the game times the opponent's score (C.07 §9.1).  Forfeits count as
-    games (§15.2); byes have no opponent and add nothing.
-``KS``, ``KS/L±n``
-    Koya (C.07 §9.2): points scored against the opponents whose score is at
-    least 50% of the maximum, with the line moved by ``n`` half-win steps
-    (§14.5).  The line itself is :func:`koya_threshold` and the test
-    :func:`qualifies`, here and nowhere else; :mod:`tracker.core.crosstable`
-    says which ``G`` applies while games are still to be played.
-``STD``
-    standard points (C.07 2026): the score counted as 1-½-0 whatever the
-    tournament's scoring (a result worth more than a draw is 1, a draw ½,
-    less 0), for events with custom scoring such as 3-1-0.  2026 only.
-``BPG``
-    games played with Black (C.07 §7).  Which forfeits count depends on the
-    edition (:mod:`tracker.core.editions`).
-``ARO``
-    average rating of the opponents (C.07 §10.1), rounded to a whole
-    number; opponents without a rating (0) are left out.  Which forfeits
-    count depends on the edition.
-``TPN``
-    the tournament pairing number (the TRF starting rank); lower is better.
-``RTNG``
-    the player's own rating as given in the start list; higher is better.
+Every module of this package but :mod:`~tracker.core.tiebreaks.rule` defines
+one kind and exports it as ``RULE``; the table (:data:`RULES`) is every such
+module, found when the package is imported.  A rule holds what its kind
+means everywhere: how its code is written, which C.07 editions define it,
+its column in the live standings, its value on a complete crosstable and its
+difference bounds for the projection (an allow-list: a kind without them is
+refused by the projection, never ranked as another), and its words for the
+pages.  The standings, the projection, the explanations on the pages and the
+error messages all read the table; none of them names a kind.
 
-The values of ``STD``, ``BPG``, ``ARO``, ``TPN`` and ``RTNG`` are computed by
-:mod:`tracker.core.editions` from the crosstable when standings are built.
+**Adding a kind** is one new module here that defines ``RULE``, plus its
+tests.  The codes (FIDE C.07, 2026 edition, as it applies to round robins;
+TRF26 records 202/212) are:
+
+``PTS`` the score (always first; added when a list omits it) · ``DE`` direct
+encounter (§6) · ``WON`` games won at the board · ``SB`` Sonneborn-Berger
+(§9.1) · ``KS``, ``KS/L±n`` Koya (§9.2, §14.5) · ``STD`` standard points
+(2026 only) · ``BPG`` games with Black · ``ARO`` average rating of the
+opponents (§10.1) · ``TPN`` pairing number · ``RTNG`` start-list rating.
+Each module's docstring gives its article and its bye and forfeit policy.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Final, Literal
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from tracker.core.errors import EventRejected
+from tracker.core.events import Rules
+from tracker.core.order import TieBreak, parse_code_list
+from tracker.core.tiebreaks.rule import Rule
 
-Kind = Literal["PTS", "DE", "WON", "SB", "KS", "STD", "BPG", "ARO", "TPN", "RTNG"]
-Rules = Literal["2024", "2026"]
-#: Codes whose value does not come from the running sums of the crosstable.
-RECORD_KINDS: Final = frozenset({"STD", "BPG", "ARO", "TPN", "RTNG"})
-#: Codes defined by the 2026 edition only.
-ONLY_2026: Final = frozenset({"STD"})
-_SIMPLE: Final = ("PTS", "DE", "WON", "SB", "KS", "STD", "BPG", "ARO", "TPN", "RTNG")
-Basis = Literal["games", "rounds"]
-
-_KS_LIMIT: Final = re.compile(r"^KS/L([+-]?)(\d{1,2})$")
+_TABLE: dict[str, Rule] = {}
+#: kind → its rule, in the order kinds are listed (``PTS`` first).
+RULES: Mapping[str, Rule] = MappingProxyType(_TABLE)
 
 
-@dataclass(frozen=True, slots=True)
-class TieBreak:
-    """One parsed code: its canonical text, its kind and, for Koya, the limit."""
+def register(rule: Rule) -> None:
+    """Add ``rule`` to the table (what importing the package does for each of its modules; a test may add a kind).
 
-    code: str
-    kind: Kind
-    limit: int = 0
+    Raises :class:`ValueError` when its kind is already in the table.
+    """
+    if rule.kind in _TABLE:
+        raise ValueError(f"tie-break kind {rule.kind} is defined twice")
+    _TABLE[rule.kind] = rule
+    ordered = sorted(_TABLE.values(), key=lambda r: (r.listed, r.kind))
+    _TABLE.clear()
+    _TABLE.update((r.kind, r) for r in ordered)
+
+
+def unregister(kind: str) -> None:
+    """Remove a kind :func:`register` added (a test's own kind, once the test is done)."""
+    _TABLE.pop(kind, None)
+
+
+def _discover() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        if info.name == "rule" or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        rule = getattr(module, "RULE", None)
+        if not isinstance(rule, Rule):
+            raise TypeError(f"{module.__name__} defines no RULE")
+        register(rule)
+
+
+_discover()
+
+
+def rule_of(tb: TieBreak) -> Rule:
+    """The rule of a parsed code (every :class:`TieBreak` :func:`parse_tiebreak` returns has one)."""
+    return _TABLE[tb.kind]
+
+
+def known_codes() -> str:
+    """The codes tracker computes, as a sentence lists them: "PTS, DE, …, TPN and RTNG"."""
+    names = [rule.syntax or rule.kind for rule in _TABLE.values()]
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def parse_tiebreak(text: str) -> TieBreak:
     """Parse one code (case-insensitive), e.g. ``"KS/L-2"``.
 
-    Raises :class:`EventRejected` (code ``unknown-tiebreak``) for a code
-    tracker does not compute, and for a Koya limit without a sign
-    (``KS/L1``): TRF26 and C.07 §14.5 write ``KS/L+1``, and the FIDE TEC
-    server reads the unsigned form as a percentage line.
+    Raises :class:`EventRejected` (code ``unknown-tiebreak``) for a code no
+    rule reads, and for what a rule refuses to guess (``KS/L1``: see
+    :mod:`~tracker.core.tiebreaks.ks`).
     """
     code = text.strip().upper()
-    if code in _SIMPLE:
-        return TieBreak(code, code)  # type: ignore[arg-type]  # narrowed by the membership test
-    match = _KS_LIMIT.match(code)
-    if match:
-        sign, digits = match.groups()
-        if not sign:
-            raise EventRejected(
-                f"tie-break code {text.strip()!r} has no sign: write KS/L+{digits} to raise the 50% line by "
-                f"{digits} × half a win (KS/L+1 = 50% + ½ point under 1-½-0 scoring) or KS/L-{digits} to lower it; "
-                f"tracker refuses KS/L{digits} because the FIDE TEC tie-break server reads it as a {digits}% line",
-                code="unknown-tiebreak",
-            )
-        limit = -int(digits) if sign == "-" else int(digits)
-        if limit == 0:
-            return TieBreak("KS", "KS")
-        return TieBreak(f"KS/L{limit:+d}", "KS", limit)
+    for rule in _TABLE.values():
+        tb = rule.read(code)
+        if tb is not None:
+            return tb
     raise EventRejected(
-        f"unknown tie-break code {text!r}; tracker computes PTS, DE, WON, SB, KS, KS/L±n, STD, BPG, ARO, TPN and RTNG",
+        f"unknown tie-break code {text!r}; tracker computes {known_codes()}",
         code="unknown-tiebreak",
     )
 
@@ -114,10 +115,12 @@ def parse_tiebreaks(codes: tuple[str, ...] | list[str], rules: Rules = "2026") -
         if not text.strip():
             continue
         tb = parse_tiebreak(text)
-        if tb.kind in ONLY_2026 and rules != "2026":
+        editions = rule_of(tb).editions
+        if rules not in editions:
+            defined = " and ".join(sorted(editions))
             raise EventRejected(
-                f"tie-break {tb.code} is defined by the 2026 edition of C.07, not by the {rules} edition "
-                "this tournament runs under (use rules 2026, or leave it out)",
+                f"tie-break {tb.code} is defined by the {defined} edition of C.07, not by the {rules} edition "
+                f"this tournament runs under (use rules {defined}, or leave it out)",
                 code="unknown-tiebreak",
             )
         if tb not in parsed:
@@ -125,36 +128,15 @@ def parse_tiebreaks(codes: tuple[str, ...] | list[str], rules: Rules = "2026") -
     return tuple(parsed)
 
 
-def parse_code_list(text: str) -> tuple[str, ...]:
-    """Split a TRF26 202/212-style list (``"PTS,DE,SB KS"``) into codes."""
-    return tuple(part for part in re.split(r"[,\s]+", text.strip()) if part)
-
-
-# -- the Koya line (C.07 §9.2, §14.5) -------------------------------------------------
-
-
-def koya_threshold(win: int, games: int, limit: int) -> int:
-    """Twice the units an opponent must have scored to qualify: ``win × (G + limit)``.
-
-    C.07 §9.2: 50% of the maximum possible score ``win × G``; §14.5 moves the
-    line by ``limit`` half-win steps (``KS/L+1``: ½ a win higher).  Doubled
-    so that the test stays in integers.
-    """
-    return win * (games + limit)
-
-
-def qualifies(score: int, threshold: int) -> bool:
-    """Whether an opponent with ``score`` units is on or above the line ``threshold`` (§9.2: the test is ≥)."""
-    return 2 * score >= threshold
-
-
-def final_games(n: int, cycles: int, rounds: int, basis: Basis, never_paired: int) -> int:
-    """``G`` once every game is in: the games a participant can play, or the rounds.
-
-    Basis ``games`` (the FIDE TEC reading since Dec 2025): ``(n − 1) × cycles``
-    less the players who never had an opponent (withdrawn before their first
-    game); basis ``rounds`` (the 2024 reading): the number of rounds.
-    """
-    if basis == "rounds":
-        return rounds
-    return (n - 1) * cycles - never_paired
+__all__ = [
+    "RULES",
+    "Rule",
+    "TieBreak",
+    "known_codes",
+    "parse_code_list",
+    "parse_tiebreak",
+    "parse_tiebreaks",
+    "register",
+    "rule_of",
+    "unregister",
+]

@@ -1,0 +1,129 @@
+"""``DE``: direct encounter (C.07 §6), decided inside each group of players tied on everything before it.
+
+How this works
+--------------
+
+:func:`resolve` is the one statement of the rule, used by the live
+standings, the projection's ranking and its search alike.  Each member's DE
+score is the points scored against the other members, repeated meetings
+(double round robin) averaged; players not yet met contribute nothing (a
+round robin compares the games that exist, as the FIDE TEC server does).
+The members are ordered by that score; sub-groups still tied are decided
+again on the games inside them, until nothing changes.  The value is the
+place inside the group (1 = best, shared places repeat), and 0 for every
+member when the group stays completely tied, or when there is no tie to
+break.  Lower is better.
+
+Only the scoring differs between the views: :func:`live_scores` reads the
+crosstable's flat pair sums, :func:`final_scores` a complete crosstable's
+points and meeting weights.  Both are doubled so that the average of two
+meetings stays integral.  Places depend only on the games between the
+members, which is what lets the standings cache them per group
+(:attr:`~tracker.core.crosstable.Tournament.de_places`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import groupby
+from operator import itemgetter
+
+from tracker.core.crosstable import Tournament
+from tracker.core.tiebreaks.rule import Final, Rule
+
+#: ``scores(group)``: each member's DE score inside ``group``, aligned with it.
+Scores = Callable[[list[int]], list[int]]
+
+
+def resolve(group: list[int], scores: Scores) -> dict[int, int]:
+    """Places inside ``group`` by direct encounter (1-based, shared places repeat); all 0 when it stays tied."""
+    places = dict.fromkeys(group, 0)
+    _split(group, 1, places, scores)
+    if len(set(places.values())) == 1:
+        return dict.fromkeys(group, 0)
+    return places
+
+
+_first = itemgetter(0)
+
+
+def _split(group: list[int], base: int, places: dict[int, int], scores: Scores) -> None:
+    """Give the members of ``group`` their places from ``base`` on, by DE inside ``group``, recursively."""
+    values = scores(group)
+    if min(values) == max(values):
+        for i in group:
+            places[i] = base
+        return
+    # a stable sort: ties keep the group's order
+    ranked = sorted(zip(values, group, strict=True), key=_first, reverse=True)
+    offset = base
+    for _, tied in groupby(ranked, key=_first):
+        part = [i for _, i in tied]
+        if len(part) == 1:
+            places[part[0]] = offset
+        else:
+            _split(part, offset, places, scores)
+        offset += len(part)
+
+
+def live_scores(t: Tournament) -> Scores:
+    """DE scores from the crosstable's pair sums (plain loops: they run after every result, per tied group)."""
+    n = t.n
+    units = t.pair_units
+    games = t.pair_games
+
+    def single(group: list[int]) -> list[int]:
+        # a pair meets at most once: the units scored against a player never met are 0
+        scores = []
+        for i in group:
+            at = i * n
+            score = 0
+            for j in group:
+                score += units[at + j]
+            scores.append(2 * score)
+        return scores
+
+    def double(group: list[int]) -> list[int]:
+        scores = []
+        for i in group:
+            at = i * n
+            score = 0
+            for j in group:
+                if games[at + j]:
+                    score += 2 * units[at + j] // games[at + j]
+            scores.append(score)
+        return scores
+
+    return single if t.cycles == 1 else double
+
+
+def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[int]]) -> Scores:
+    """DE scores from a crosstable's points and meeting weights (:class:`~tracker.core.tiebreaks.rule.Frame`)."""
+
+    def scores(group: list[int]) -> list[int]:
+        return [sum(points[x][y] * de_weight[x][y] for y in group) for x in group]
+
+    return scores
+
+
+def places(t: Tournament, group: list[int]) -> dict[int, int]:
+    return resolve(group, live_scores(t))
+
+
+def final_places(f: Final, group: list[int]) -> dict[int, int]:
+    return resolve(group, final_scores(f.points, f.frame.de_weight))
+
+
+RULE = Rule(
+    kind="DE",
+    name="Direct encounter",
+    what=lambda tb: (
+        "among players tied on everything before it: the points they scored in their games against each other "
+        "(— when there is no tie to break or it stays tied)"
+    ),
+    better="more points against the tied players is better; ✓ won the mini-match",
+    lower_first=True,
+    listed=1,
+    places=places,
+    final_places=final_places,
+)
