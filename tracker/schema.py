@@ -11,13 +11,10 @@ with them, so mypy holds the two together); ``tests/test_schema.py`` also
 validates messages built by those functions and sent by a real gateway
 against a closed copy of these schemas.
 
-Two corrections are applied to msgspec's output:
-
-- ``Decimal`` (scoring points) is described by msgspec as a decimal string,
-  but the wire encodes it as a JSON number (``decimal_format="number"``)
-  and the decoder accepts both; the schema says so.
-- Structs in ``tracker.protocol`` have no docstrings; their description
-  comes from :data:`DESCRIPTIONS`.
+One correction is applied to msgspec's output: ``Decimal`` (scoring points)
+is described by msgspec as a decimal string, but the wire encodes it as a
+JSON number (``decimal_format="number"``) and the decoder accepts both; the
+schema says so.  Descriptions are the types' docstrings.
 
 ``python -m tracker.schema DIR`` writes one file per message and per event
 plus one per union (``client.json``, ``server.json``, ``event.json``);
@@ -88,22 +85,6 @@ EVENTS: Final[tuple[type, ...]] = (
     PlayerWithdrawn,
 )
 
-#: Descriptions for types whose definition has no docstring.
-DESCRIPTIONS: Final[dict[str, str]] = {
-    "Subscribe": (
-        "Follow a tournament: the server answers with a snapshot (or, with `since`, the updates after that seq "
-        "when it still keeps them), then sends every update. With the arbiter `token`, projections too. "
-        "With `stakes`, `stakes` and `cue` messages too; `delay` (seconds, at most 600) holds back every "
-        "message to this subscriber by that long (a spoiler delay), and nobody else's. `updates`: `full` "
-        "(the default, protocol v1) or `delta` (v1.1: updates carry only the fields that changed and a digest)."
-    ),
-    "Unsubscribe": "Stop receiving a tournament's updates.",
-    "Submit": (
-        "An arbiter submits an event. The server answers `ack` once the event is durable, or `rejected`; "
-        "`ref` is echoed back."
-    ),
-}
-
 SchemaDict = dict[str, Any]
 
 
@@ -124,7 +105,7 @@ def _file_tag(cls: type) -> str:
 
 
 def _fix(node: Any) -> Any:
-    """Apply the two corrections of the module docstring to a schema, recursively."""
+    """Apply the correction of the module docstring to a schema, recursively."""
     if isinstance(node, list):
         return [_fix(item) for item in node]
     if not isinstance(node, dict):
@@ -135,11 +116,15 @@ def _fix(node: Any) -> Any:
             number = float(node["default"])
             fixed["default"] = int(number) if number.is_integer() else number
         return fixed
-    out = {key: _fix(value) for key, value in node.items()}
-    title = out.get("title")
-    if isinstance(title, str) and title in DESCRIPTIONS and "description" not in out and out.get("type") == "object":
-        out = {"title": title, "description": DESCRIPTIONS[title], **{k: v for k, v in out.items() if k != "title"}}
-    return out
+    return {
+        key: _unwrap(value) if key == "description" and isinstance(value, str) else _fix(value)
+        for key, value in node.items()
+    }
+
+
+def _unwrap(text: str) -> str:
+    """A docstring's lines joined into paragraphs: line breaks inside a paragraph become spaces."""
+    return "\n\n".join(" ".join(part.split("\n")) for part in text.split("\n\n"))
 
 
 def _document(title: str, description: str, body: SchemaDict) -> SchemaDict:
@@ -163,7 +148,7 @@ def _single(cls: type, prefix: str) -> SchemaDict:
     schema = msgspec.json.schema(cls)
     tag = _tag(cls)
     definition = schema["$defs"][cls.__name__]
-    description = definition.get("description") or DESCRIPTIONS.get(cls.__name__, "")
+    description = definition.get("description", "")
     return _document(f"{prefix} {tag}", description.split("\n\n")[0].replace("\n", " "), schema)
 
 

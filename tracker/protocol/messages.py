@@ -1,0 +1,412 @@
+"""The messages of websocket protocol v1.1: the client's, decoded strictly, and the server's, encoded once.
+
+Client → server: :class:`Subscribe`, :class:`Unsubscribe`, :class:`Submit`
+(their docstrings are the published schemas' descriptions).  Server →
+client: one ``TypedDict`` per message and one builder per message that
+returns its bytes; the builders are typed with the dicts, so mypy holds the
+two together and :mod:`tracker.schema` publishes them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal, TypedDict
+
+import msgspec
+
+from tracker.core.apply import Update
+from tracker.core.errors import DecodeError
+from tracker.core.events import Event, TournamentId
+from tracker.core.projection import Projection
+from tracker.core.projection.chances import Chances
+from tracker.core.projection.cues import Cue, CueKind
+from tracker.core.projection.stakes import Stakes
+from tracker.protocol.shapes import (
+    ChancesJSON,
+    ColumnJSON,
+    GameStakesJSON,
+    LineJSON,
+    PlayerLinesJSON,
+    ProjectionJSON,
+    StandingsPayload,
+    column_words,
+    encode,
+    projection_json,
+    standings_payload,
+)
+
+PROTOCOL_VERSION: Final = "1.1"
+
+Token = Annotated[str, msgspec.Meta(max_length=256)]
+
+
+#: The longest spoiler delay a subscriber may ask for, in seconds.
+MAX_DELAY: Final = 600.0
+
+
+class Subscribe(msgspec.Struct, frozen=True, tag="subscribe", tag_field="type", forbid_unknown_fields=True):
+    """Follow a tournament: the server answers with a snapshot (or, with `since`, the updates after that seq
+    when it still keeps them), then sends every update. With the arbiter `token`, projections too. With
+    `stakes`, `stakes` and `cue` messages too; `delay` (seconds, at most 600) holds back every message to this
+    subscriber by that long (a spoiler delay), and nobody else's. `updates`: `full` (the default, protocol v1)
+    or `delta` (v1.1: updates carry only the fields that changed and a digest)."""
+
+    tournament: TournamentId
+    since: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
+    token: Token | None = None
+    stakes: bool = False
+    delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_DELAY)] = 0.0
+    updates: Literal["full", "delta"] = "full"
+
+
+class Unsubscribe(msgspec.Struct, frozen=True, tag="unsubscribe", tag_field="type", forbid_unknown_fields=True):
+    """Stop receiving a tournament's updates."""
+
+    tournament: TournamentId
+
+
+class Submit(msgspec.Struct, frozen=True, tag="submit", tag_field="type", forbid_unknown_fields=True):
+    """An arbiter submits an event. The server answers `ack` once the event is durable, or `rejected`;
+    `ref` is echoed back."""
+
+    token: Token
+    event: Event
+    ref: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+
+
+ClientMessage = Subscribe | Unsubscribe | Submit
+
+_client_decoder: Final = msgspec.json.Decoder(ClientMessage)
+
+
+def decode_client(data: bytes | str) -> ClientMessage:
+    """One client message, or :class:`DecodeError` saying what is wrong."""
+    try:
+        return _client_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise DecodeError(f"invalid message: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise DecodeError("malformed JSON: nested too deeply") from None
+
+
+class QualificationJSON(TypedDict):
+    """Opponents (start numbers) who entered or left ``player``'s qualifying set (50% line, limit 0)."""
+
+    player: int
+    entered: list[int]
+    left: list[int]
+
+
+class SnapshotMessage(StandingsPayload):
+    """The full standings of a tournament and the ``seq`` they are at; sent first after ``subscribe``.
+
+    ``columns`` says what each shown code is (the same for the whole tournament: updates do not repeat it).
+    """
+
+    type: Literal["snapshot"]
+    columns: list[ColumnJSON]
+
+
+class EventFields(TypedDict):
+    """What one accepted event did, in every ``update`` (full or delta).
+
+    ``changed`` are the start numbers whose rank, points or tie-breaks moved,
+    ``reached``/``fell`` those who crossed the 50% line, ``summary`` one
+    sentence for people.
+    """
+
+    event: Event
+    changed: list[int]
+    reached: list[int]
+    fell: list[int]
+    qualification: list[QualificationJSON]
+    summary: str
+
+
+class UpdateMessage(StandingsPayload, EventFields):
+    """One accepted event: the event, what it changed and why (:class:`EventFields`), and the full new rows.
+
+    ``seq`` increases strictly from one update to the next.
+    """
+
+    type: Literal["update"]
+
+
+class AckMessage(TypedDict):
+    """A submitted event is durable, or was already applied (same id: nothing changed).
+
+    ``seq`` is the tournament's seq after it.
+    """
+
+    type: Literal["ack"]
+    id: str
+    tournament: str
+    seq: int
+    ref: str | None
+
+
+class RejectedMessage(TypedDict):
+    """A submitted event was refused and changed nothing: ``code`` for machines, ``reason`` for people."""
+
+    type: Literal["rejected"]
+    id: str | None
+    code: str
+    reason: str
+    ref: str | None
+
+
+class ErrorMessage(TypedDict):
+    """The client's message itself was bad (malformed JSON, unknown type, unknown tournament, wrong token)."""
+
+    type: Literal["error"]
+    code: str
+    reason: str
+
+
+class ProjectionMessage(ProjectionJSON):
+    """For arbiters (``subscribe`` with a token): what the remaining games can still change."""
+
+    type: Literal["projection"]
+
+
+class NoticeJSON(TypedDict):
+    """One rejected submission, as every arbiter device lists it.
+
+    ``id`` increases from one notice to the next (a page shows each once),
+    ``at`` is when it was refused (Unix seconds), ``event`` the event refused.
+    """
+
+    id: int
+    at: float
+    code: str
+    reason: str
+    event: Event
+
+
+class NoticesMessage(TypedDict):
+    """For arbiters: the tournament's recent rejected submissions, oldest first (at most a few dozen).
+
+    Sent on an arbiter's subscribe and to every arbiter of the tournament
+    whenever one is added, so a reloaded page or a second device sees them too.
+    """
+
+    type: Literal["notices"]
+    tournament: str
+    notices: list[NoticeJSON]
+
+
+class ScheduleMessage(TypedDict):
+    """For arbiters, on subscribe: the published pairings, ``rounds[r - 1]`` the (white, black) pairs of round r.
+
+    Empty when the tournament was opened without a schedule.
+    """
+
+    type: Literal["schedule"]
+    tournament: str
+    rounds: list[list[tuple[int, int]]]
+
+
+def notices_message(tournament: str, notices: list[NoticeJSON]) -> bytes:
+    body: NoticesMessage = {"type": "notices", "tournament": tournament, "notices": notices}
+    return encode(body)
+
+
+def schedule_message(tournament: str, rounds: list[list[tuple[int, int]]]) -> bytes:
+    body: ScheduleMessage = {"type": "schedule", "tournament": tournament, "rounds": rounds}
+    return encode(body)
+
+
+def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:
+    """The ``update`` message of one accepted event, encoded once.
+
+    ``payload`` is ``standings_payload(u.standings)`` when the caller already built it.
+    """
+    body: UpdateMessage = {
+        "type": "update",
+        **(payload if payload is not None else standings_payload(u.standings)),
+        "event": u.event,  # a struct: the encoder writes it as encode_event does
+        "changed": list(u.changed),
+        "reached": list(u.reached),
+        "fell": list(u.fell),
+        "qualification": [
+            {"player": q.player, "entered": list(q.entered), "left": list(q.left)} for q in u.qualification
+        ],
+        "summary": u.summary,
+    }
+    return encode(body)
+
+
+def snapshot_message(payload: StandingsPayload) -> bytes:
+    body: SnapshotMessage = {"type": "snapshot", **payload, "columns": column_words(payload["codes"])}
+    return encode(body)
+
+
+class _EventRef(msgspec.Struct):
+    id: str
+
+
+class UpdateHead(msgspec.Struct, frozen=True):
+    """What a reader of encoded ``update`` messages needs first: whose, which seq, which event."""
+
+    tournament: str
+    seq: int
+    event: _EventRef
+
+    @property
+    def event_id(self) -> str:
+        return self.event.id
+
+
+_head_decoder: Final = msgspec.json.Decoder(UpdateHead)
+
+
+def decode_head(message: bytes) -> UpdateHead:
+    """The head of an encoded ``update`` (full or delta); raises :class:`DecodeError` for anything else."""
+    try:
+        return _head_decoder.decode(message)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise DecodeError(f"invalid update: {exc}") from None
+
+
+def ack_message(event_id: str, tournament: str, seq: int, ref: str | None = None) -> bytes:
+    body: AckMessage = {"type": "ack", "id": event_id, "tournament": tournament, "seq": seq, "ref": ref}
+    return encode(body)
+
+
+def rejected_message(event_id: str | None, code: str, reason: str, ref: str | None = None) -> bytes:
+    body: RejectedMessage = {"type": "rejected", "id": event_id, "code": code, "reason": reason, "ref": ref}
+    return encode(body)
+
+
+def error_message(code: str, reason: str) -> bytes:
+    body: ErrorMessage = {"type": "error", "code": code, "reason": reason}
+    return encode(body)
+
+
+def projection_message(p: Projection) -> bytes:
+    """The ``projection`` message arbiters receive."""
+    body: ProjectionMessage = {"type": "projection", **projection_json(p)}
+    return encode(body)
+
+
+class StakesMessage(TypedDict):
+    """For subscribers who ask (``"stakes": true``): what each pending game decides, after event ``seq``.
+
+    ``exact``: every state and stake is exact; otherwise those listed are proven and games say which are
+    incomplete.  ``players`` hold each player's state today on each line.  ``chances`` is an estimate from
+    ratings, kept apart from the exact answers (null when not computed).
+    """
+
+    type: Literal["stakes"]
+    tournament: str
+    seq: int
+    exact: bool
+    lines: list[LineJSON]
+    playoff: bool
+    players: list[PlayerLinesJSON]
+    games: list[GameStakesJSON]
+    chances: ChancesJSON | None
+
+
+class CueMessage(TypedDict):
+    """A moment for producers (subscribers with ``"stakes": true``): ``kind`` is ``clinched`` or ``lost``
+    (a line, named in ``line``), ``leader`` (new players ranked 1st) or ``overtake`` (the first player passes
+    the second on a tie-break, on equal points); ``text`` is a lower third; ``seq`` the event after which
+    it holds."""
+
+    type: Literal["cue"]
+    tournament: str
+    seq: int
+    kind: CueKind
+    players: list[int]
+    line: str | None
+    text: str
+
+
+def stakes_message(k: Stakes, c: Chances | None) -> bytes:
+    """The ``stakes`` message: stakes and today's line states, and the chances (an estimate) apart."""
+    body: StakesMessage = {
+        "type": "stakes",
+        "tournament": k.tournament,
+        "seq": k.seq,
+        "exact": k.exact,
+        "lines": [{"places": places, "name": name} for places, name in k.lines],
+        "playoff": k.playoff,
+        "players": [
+            {
+                "start_no": p.start_no,
+                "name": p.name,
+                "lines": [
+                    {"places": places, "name": name, "state": state}
+                    for (places, name), state in zip(k.lines, p.states, strict=True)
+                ],
+            }
+            for p in k.players
+        ],
+        "games": [
+            {
+                "round": g.round,
+                "white": g.white,
+                "black": g.black,
+                "outcomes": [
+                    {
+                        "result": o.result,
+                        "stakes": [
+                            {
+                                "start_no": s.start_no,
+                                "places": s.places,
+                                "line": s.line,
+                                "before": s.before,
+                                "after": s.after,
+                                "text": s.text,
+                            }
+                            for s in o.stakes
+                        ],
+                    }
+                    for o in g.outcomes
+                ],
+                "exact": g.exact,
+            }
+            for g in k.games
+        ],
+        "chances": None
+        if c is None
+        else {
+            "estimate": True,
+            "model": f"Elo expectation, draw rate {c.draw_rate:g} between equals, {c.runs} simulated runs",
+            "runs": c.runs,
+            "seed": c.seed,
+            "draw_rate": c.draw_rate,
+            "players": [
+                {
+                    "start_no": p.start_no,
+                    "first": p.first,
+                    "lines": [
+                        {"places": places, "name": name, "chance": chance}
+                        for (places, name), chance in zip(c.lines, p.lines, strict=True)
+                    ],
+                    "playoff": p.playoff,
+                    "positions": list(p.positions),
+                }
+                for p in c.players
+            ],
+        },
+    }
+    return encode(body)
+
+
+def cue_message(tournament: str, seq: int, cue: Cue) -> bytes:
+    body: CueMessage = {
+        "type": "cue",
+        "tournament": tournament,
+        "seq": seq,
+        "kind": cue.kind,
+        "players": list(cue.players),
+        "line": cue.line,
+        "text": cue.text,
+    }
+    return encode(body)
+
+
+UpdateKind = Literal["snapshot", "update"]

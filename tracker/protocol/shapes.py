@@ -1,0 +1,421 @@
+"""The JSON shapes of what tracker computes: standings rows, projections, stakes and chances.
+
+One function per value turns a core result into the ``TypedDict`` it is
+sent as (``tracker standings --format json``, the HTTP API and every
+websocket message share them); the messages that carry these shapes are in
+:mod:`tracker.protocol.messages`.  Numbers are JSON numbers: the core's exact
+fractions are halves and quarters (exact in binary) or short decimals.
+:func:`encode` is the one encoder (decimals as numbers).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Final, Literal, TypedDict
+
+import msgspec
+
+from tracker.core.events import GameResult
+from tracker.core.projection import LineStatus, Projection, Scenario, Status
+from tracker.core.projection.stakes import LineState
+from tracker.core.standings import Row, Standings
+from tracker.core.tiebreaks import parse_tiebreak, rule_of
+
+_encoder: Final = msgspec.json.Encoder(decimal_format="number")
+
+
+# -- standings rows (``tracker standings --format json``, the HTTP API, snapshots and updates) ----------
+
+
+class RowJSON(TypedDict):
+    rank: int
+    start_no: int
+    name: str
+    points: float
+    tiebreaks: dict[str, float]
+    games: int
+    withdrawn: bool
+    qualified: bool
+    line: float
+    results: list[tuple[int, int, str, str]]
+
+
+class StandingsJSON(TypedDict):
+    tournament: str
+    name: str
+    seq: int
+    provisional: bool
+    basis: str
+    max_basis: str
+    rules: str
+    standings: list[RowJSON]
+
+
+def standings_json(s: Standings) -> StandingsJSON:
+    """The standings JSON of `tracker standings --format json`: rows with rank, start_no, name, points, tiebreaks."""
+    return {
+        "tournament": s.tournament,
+        "name": s.name,
+        "seq": s.seq,
+        "provisional": s.provisional,
+        "basis": s.basis,
+        "max_basis": s.max_basis,
+        "rules": s.rules,
+        "standings": [row_json(s.codes, row) for row in s.rows],
+    }
+
+
+def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
+    return {
+        "rank": row.rank,
+        "start_no": row.start_no,
+        "name": row.name,
+        "points": _number(row.points),
+        "tiebreaks": {code: _number(v) for code, v in zip(codes, row.tiebreaks, strict=True)},
+        "games": row.games,
+        "withdrawn": row.withdrawn,
+        "qualified": row.qualified,
+        "line": _number(row.line),
+        "results": list(row.results),
+    }
+
+
+def _number(value: Fraction) -> float:
+    # float(value) exactly (Rational.__float__ divides the same two ints), without its two int() calls and
+    # the method lookups: a worker converts about 70 numbers per update, one update per result.
+    return value.numerator / value.denominator
+
+
+# -- projections -------------------------------------------------------------------------------
+
+
+class OpponentStatusJSON(TypedDict):
+    start_no: int
+    status: Status
+
+
+class ScenarioGameJSON(TypedDict):
+    round: int | None
+    white: int
+    black: int
+    result: GameResult
+
+
+class ScenariosJSON(TypedDict):
+    """For each extreme, a result for every remaining game that reaches it."""
+
+    rank_best: list[ScenarioGameJSON]
+    rank_worst: list[ScenarioGameJSON]
+    ks_min: list[ScenarioGameJSON]
+    ks_max: list[ScenarioGameJSON]
+
+
+class ExactJSON(TypedDict):
+    """For each extreme: true when the value is exact (its scenario reaches it), false when it is a bound."""
+
+    rank_best: bool
+    rank_worst: bool
+    ks_min: bool
+    ks_max: bool
+
+
+class AttainedJSON(TypedDict):
+    """For each extreme: what its scenario reaches (equal to the value when exact)."""
+
+    rank_best: float
+    rank_worst: float
+    ks_min: float
+    ks_max: float
+
+
+class LineProjectionJSON(TypedDict):
+    """One declared line (the first ``places`` places) for one player, with a scenario per possible side."""
+
+    places: int
+    name: str
+    status: LineStatus
+    inside: list[ScenarioGameJSON] | None
+    outside: list[ScenarioGameJSON] | None
+    playoff: list[ScenarioGameJSON] | None
+
+
+class PlayoffProjectionJSON(TypedDict):
+    """Membership of the play-off for 1st; ``secured``: at least tied first on points in every outcome."""
+
+    status: Status
+    scenario: list[ScenarioGameJSON] | None
+    secured: bool
+    exact: bool
+
+
+class PlayerProjectionJSON(TypedDict):
+    start_no: int
+    ks_min: float
+    ks_max: float
+    rank_best: int
+    rank_worst: int
+    points_min: float
+    points_max: float
+    qualification: Status
+    opponents: list[OpponentStatusJSON]
+    scenarios: ScenariosJSON
+    exact: ExactJSON
+    attained: AttainedJSON
+    lines: list[LineProjectionJSON]
+    playoff: PlayoffProjectionJSON | None
+
+
+class KoyaRangeJSON(TypedDict):
+    start_no: int
+    min: float
+    max: float
+
+
+class RankRangeJSON(TypedDict):
+    start_no: int
+    best: int
+    worst: int
+
+
+class OutcomeEffectJSON(TypedDict):
+    result: GameResult
+    ks: list[KoyaRangeJSON]
+    ranks: list[RankRangeJSON]
+
+
+class GameProjectionJSON(TypedDict):
+    round: int | None
+    white: int
+    black: int
+    outcomes: list[OutcomeEffectJSON]
+    exact: bool
+
+
+class LineJSON(TypedDict):
+    places: int
+    name: str
+
+
+class ProjectionJSON(TypedDict):
+    tournament: str
+    seq: int
+    exact: bool
+    remaining: int
+    line: float
+    players: list[PlayerProjectionJSON]
+    games: list[GameProjectionJSON]
+    lines: list[LineJSON]
+    playoff: bool
+
+
+def scenario_json(scenario: Scenario) -> list[ScenarioGameJSON]:
+    """A scenario as the list of remaining games with their results."""
+    return [{"round": g.round, "white": g.white, "black": g.black, "result": g.result} for g in scenario]
+
+
+def _maybe(scenario: Scenario | None) -> list[ScenarioGameJSON] | None:
+    return None if scenario is None else scenario_json(scenario)
+
+
+def projection_json(p: Projection) -> ProjectionJSON:
+    """The JSON shape sent to arbiters: points as JSON numbers, maps as lists."""
+    return {
+        "tournament": p.tournament,
+        "seq": p.seq,
+        "exact": p.exact,
+        "remaining": p.remaining,
+        "line": float(p.line),
+        "players": [
+            {
+                "start_no": pp.start_no,
+                "ks_min": float(pp.ks_min),
+                "ks_max": float(pp.ks_max),
+                "rank_best": pp.rank_best,
+                "rank_worst": pp.rank_worst,
+                "points_min": float(pp.points_min),
+                "points_max": float(pp.points_max),
+                "qualification": pp.qualification,
+                "opponents": [{"start_no": o.start_no, "status": o.status} for o in pp.opponents],
+                "scenarios": {
+                    "rank_best": scenario_json(pp.reached["rank_best"].scenario),
+                    "rank_worst": scenario_json(pp.reached["rank_worst"].scenario),
+                    "ks_min": scenario_json(pp.reached["ks_min"].scenario),
+                    "ks_max": scenario_json(pp.reached["ks_max"].scenario),
+                },
+                "exact": {
+                    "rank_best": pp.reached["rank_best"].exact,
+                    "rank_worst": pp.reached["rank_worst"].exact,
+                    "ks_min": pp.reached["ks_min"].exact,
+                    "ks_max": pp.reached["ks_max"].exact,
+                },
+                "attained": {
+                    "rank_best": float(pp.reached["rank_best"].attained),
+                    "rank_worst": float(pp.reached["rank_worst"].attained),
+                    "ks_min": float(pp.reached["ks_min"].attained),
+                    "ks_max": float(pp.reached["ks_max"].attained),
+                },
+                "lines": [
+                    {
+                        "places": line.places,
+                        "name": line.name,
+                        "status": line.status,
+                        "inside": _maybe(line.inside),
+                        "outside": _maybe(line.outside),
+                        "playoff": _maybe(line.playoff),
+                    }
+                    for line in pp.lines
+                ],
+                "playoff": None
+                if pp.playoff is None
+                else {
+                    "status": pp.playoff.status,
+                    "scenario": _maybe(pp.playoff.scenario),
+                    "secured": pp.playoff.secured,
+                    "exact": pp.playoff.exact,
+                },
+            }
+            for pp in p.players
+        ],
+        "games": [
+            {
+                "round": g.round,
+                "white": g.white,
+                "black": g.black,
+                "outcomes": [
+                    {
+                        "result": o.result,
+                        "ks": [{"start_no": s, "min": float(lo), "max": float(hi)} for s, (lo, hi) in o.ks.items()],
+                        "ranks": [{"start_no": s, "best": b, "worst": w} for s, (b, w) in o.ranks.items()],
+                    }
+                    for o in g.outcomes
+                ],
+                "exact": g.exact,
+            }
+            for g in p.games
+        ],
+        "lines": [{"places": places, "name": name} for places, name in p.lines],
+        "playoff": p.playoff,
+    }
+
+
+class StandingsPayload(StandingsJSON):
+    """:class:`StandingsJSON` and what live clients need beside it: rounds, games played, the codes, the scoring."""
+
+    rounds: int
+    games_played: int
+    codes: list[str]
+    scoring: dict[str, float]
+
+
+class ColumnJSON(TypedDict):
+    """What a shown column is, for people: its name, what it counts, which way is better (from its rule)."""
+
+    code: str
+    name: str
+    what: str
+    better: str
+    lower_first: bool
+
+
+@lru_cache(maxsize=256)
+def _words(codes: tuple[str, ...]) -> tuple[ColumnJSON, ...]:
+    found: list[ColumnJSON] = []
+    for code in codes:
+        tb = parse_tiebreak(code)
+        w = rule_of(tb).words(tb)
+        found.append({"code": w.code, "name": w.name, "what": w.what, "better": w.better, "lower_first": w.lower_first})
+    return tuple(found)
+
+
+def column_words(codes: list[str] | tuple[str, ...]) -> list[ColumnJSON]:
+    """The words of each shown code (a standings payload's ``codes``), as the tie-break rules give them."""
+    return list(_words(tuple(codes)))
+
+
+def standings_payload(s: Standings) -> StandingsPayload:
+    """The standings JSON every interface shares (the HTTP standings page, snapshots and updates)."""
+    return {
+        **standings_json(s),
+        "rounds": s.rounds,
+        "games_played": sum(row.games for row in s.rows) // 2,
+        "codes": list(s.codes),
+        "scoring": {name: float(points) for name, points in s.scoring},
+    }
+
+
+# -- stakes, chances and cues (subscribers with ``"stakes": true``) ---------------------------
+
+
+class StakeJSON(TypedDict):
+    """One player's state on one line changes with this outcome; ``text`` says it for people."""
+
+    start_no: int
+    places: int
+    line: str
+    before: LineState
+    after: LineState
+    text: str
+
+
+class OutcomeStakesJSON(TypedDict):
+    result: GameResult
+    stakes: list[StakeJSON]
+
+
+class GameStakesJSON(TypedDict):
+    """A pending game; ``exact`` false: the stakes listed are proven, and there may be more."""
+
+    round: int | None
+    white: int
+    black: int
+    outcomes: list[OutcomeStakesJSON]
+    exact: bool
+
+
+class LineStateJSON(TypedDict):
+    places: int
+    name: str
+    state: LineState
+
+
+class PlayerLinesJSON(TypedDict):
+    start_no: int
+    name: str
+    lines: list[LineStateJSON]
+
+
+class LineChanceJSON(TypedDict):
+    places: int
+    name: str
+    chance: float
+
+
+class PlayerChancesJSON(TypedDict):
+    """Estimated chances (0–1): the title, each line, the play-off (null without one), each place."""
+
+    start_no: int
+    first: float
+    lines: list[LineChanceJSON]
+    playoff: float | None
+    positions: list[float]
+
+
+class ChancesJSON(TypedDict):
+    """Chances from ratings: an estimate (``estimate`` is always true), never an exact answer.
+
+    ``model`` names how it was made (Elo expectation with a draw model), ``runs`` simulated completions
+    of the tournament from ``seed``.
+    """
+
+    estimate: Literal[True]
+    model: str
+    runs: int
+    seed: int
+    draw_rate: float
+    players: list[PlayerChancesJSON]
+
+
+def encode(obj: object) -> bytes:
+    """JSON bytes of a plain value (decimals as numbers)."""
+    return _encoder.encode(obj)
