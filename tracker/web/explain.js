@@ -7,35 +7,14 @@ import { fmt, gamesAgainst, isBye, scoringOf, shortName } from "/static/live.js"
 
 const isKoya = (code) => code.toUpperCase().startsWith("KS");
 
-/** {name, what, better} for a column code (PTS, DE, SB, KS, KS/L±n, WON). */
-export function columnInfo(code) {
-  const upper = code.toUpperCase();
-  if (upper === "PTS") return { name: "Points", what: "points scored", better: "more is better" };
-  if (upper === "DE") {
-    return {
-      name: "Direct encounter",
-      what: "among players tied on everything before it: the points they scored in their games against each other (— when there is no tie to break or it stays tied)",
-      better: "more points against the tied players is better; ✓ won the mini-match",
-    };
-  }
-  if (upper === "SB") {
-    return {
-      name: "Sonneborn-Berger",
-      what: "the sum of the final scores of the opponents beaten, plus half the scores of those drawn",
-      better: "higher is better",
-    };
-  }
-  if (upper === "WON") return { name: "Games won", what: "games won at the board (forfeits and byes not counted)", better: "more is better" };
-  if (isKoya(code)) {
-    const limit = code.slice(2).replace(/^\/L/i, "");
-    const line = limit ? `the 50% line moved by ${limit} half-point step${Math.abs(Number(limit)) === 1 ? "" : "s"}` : "the 50% line";
-    return {
-      name: "Koya",
-      what: `points scored against the opponents on or above ${line} (click a player for the breakdown)`,
-      better: "higher is better",
-    };
-  }
-  return { name: code, what: "a tie-break", better: "higher is better" };
+/**
+ * {name, what, better, lowerFirst} for a column code, as the server's tie-break rules word it
+ * (the snapshot's `columns`); a code the payload does not describe is named by its code.
+ */
+export function columnInfo(payload, code) {
+  const found = (payload.columns || []).find((c) => c.code === code);
+  if (found) return { name: found.name, what: found.what, better: found.better, lowerFirst: found.lower_first };
+  return { name: code, what: "a tie-break", better: "", lowerFirst: false };
 }
 
 /** "Pts › DE › SB › KS › WON": the ranking order. */
@@ -135,7 +114,7 @@ export function whyAbove(payload, a, b) {
       lines.push(`Equal on ${code} (${code === "DE" ? "no separation" : fmt(u)}).`);
       continue;
     }
-    const info = columnInfo(code);
+    const info = columnInfo(payload, code);
     const decides = lines.length;
     if (code.toUpperCase() === "DE") {
       const du = directEncounter(payload, upper, code), dl = directEncounter(payload, lower, code);
@@ -144,7 +123,7 @@ export function whyAbove(payload, a, b) {
       lines.push(`${info.name} decides: ${U} ${du ? du.text : "—"}, ${L} ${dl ? dl.text : "—"} against the tied players`
         + (h2h.length ? `; ${U} scored ${fmt(scored)} of ${h2h.length} against ${L}.` : "."));
     } else {
-      lines.push(`${info.name} (${code}) decides: ${U} ${fmt(u)}, ${L} ${fmt(l)} (${info.better}).`);
+      lines.push(`${info.name} (${code}) decides: ${U} ${fmt(u)}, ${L} ${fmt(l)}${info.better ? ` (${info.better})` : ""}.`);
       if (isKoya(code)) {
         lines.push(`Counting for ${U}: ${koyaOpponents(payload, upper).join(", ") || "nobody"}. Counting for ${L}: ${koyaOpponents(payload, lower).join(", ") || "nobody"}.`);
       }

@@ -411,6 +411,8 @@ export class LiveFeed {
       m = { ...after, type: "update" };
       for (const key of EVENT_FIELDS) m[key] = delta[key];
     } else {
+      // a full update does not repeat what the snapshot said once for the tournament (its columns' words)
+      if (m.columns === undefined && this.standings?.columns !== undefined) m = { ...m, columns: this.standings.columns };
       this.standings = m;
     }
     this.seq = m.seq;

@@ -5,6 +5,7 @@ import {
   CODE_SYMBOLS, CODE_WORDS, LiveFeed, STATUS_WORDS, basisWords, el, fill, fmt, gamesAgainst,
   koyaBreakdown, provisionalWords, scoringOf, shortName, tournamentFromPath,
 } from "/static/live.js";
+import { readParams, SPECTATOR_PARAMS } from "/static/params.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
 import { columnInfo, directEncounter, pointsSettled, rankLocked, rankingOrder, whyAbove } from "/static/explain.js";
 
@@ -56,7 +57,7 @@ function renderMeta() {
 
 function header(code) {
   const mark = payload.provisional && isKoya(code);
-  const info = columnInfo(code);
+  const info = columnInfo(payload, code);
   const title = `${info.name}: ${info.what}; ${info.better}.${mark ? ` ${provisionalWords(payload)}` : ""}`;
   return el("th", { class: "num", scope: "col", title, dataset: { code } },
     el("abbr", { title }, code), mark ? el("span", { class: "prov" }, "*") : null);
@@ -106,7 +107,7 @@ function renderStandings(changed) {
   fill($("columns-legend"),
     el("dt", null, "Ranking"), el("dd", { dataset: { order: "" } }, rankingOrder(payload), ": the first that differs decides."),
     codes.map((code) => {
-      const info = columnInfo(code);
+      const info = columnInfo(payload, code);
       return [el("dt", { dataset: { code } }, code), el("dd", { dataset: { code } }, `${info.name}: ${info.what}; ${info.better}.`)];
     }));
 }
@@ -321,4 +322,4 @@ window.trackerFeed = new LiveFeed(tournament, {
   },
   onStatus: status,
   onMessage: mountSpectatorStakes(document.querySelector("main")),
-}, { subscribe: subscribeOptions(new URLSearchParams(location.search)) }).start();
+}, { subscribe: subscribeOptions(readParams(location.search, SPECTATOR_PARAMS, "spectator")) }).start();
