@@ -221,9 +221,9 @@ async def traced(count: int, compact: bool = True) -> dict[str, object]:
             processor = live.processor
             assert len(processor.compacted if compact else processor.states) == count
             total = tracemalloc.get_traced_memory()[0] - base
-            history = sum(ch.history.weight for ch in live.hub.channels.values())
+            history = live.hub.stats().history_bytes
             processor.sink = None
-            live.hub.channels.clear()  # the hub's per-tournament share (the hub itself stays: metrics gauges hold it)
+            live.hub.clear()  # the hub's per-tournament share (the hub itself stays: metrics gauges hold it)
             gc.collect()
             no_hub = tracemalloc.get_traced_memory()[0] - base
             ids = sum(sys.getsizeof(tid) for tid in processor.compacted) + sys.getsizeof(processor.compacted)

@@ -118,7 +118,9 @@ def measure(players: int, count: int) -> dict[str, Any]:
             a = clock()
             assert hub.publish(payload, message)
             publish_us.append((clock() - a) / 1000)
-            seq, sent, _ = hub.channels[tid].history.kept[-1]
+            newest = hub.latest(tid)
+            assert newest is not None
+            seq, sent = newest
             assert seq == payload["seq"]
             for mode, (v1, v11) in wires.items():
                 full[mode].append(v1.size(message))
@@ -156,11 +158,11 @@ def hub_memory(count: int) -> dict[str, float]:
     del batches
     gc.collect()
     with_hub = tracemalloc.get_traced_memory()[0]
-    history = sum(c.history.weight for c in hub.channels.values())
+    history = hub.stats().history_bytes
     compacted = hub.compact()
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]
-    kept = sum(c.history.weight for c in hub.channels.values())
+    kept = hub.stats().history_bytes
     hub = Hub(Metrics())
     gc.collect()
     without = tracemalloc.get_traced_memory()[0]

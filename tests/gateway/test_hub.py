@@ -17,7 +17,8 @@ import pytest
 
 from bench.scenario import tournament
 from tests.protocol.feeds import feed
-from tracker.gateway.hub import BLOCK, Hub
+from tracker.gateway.history import BLOCK
+from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload
 

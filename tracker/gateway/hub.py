@@ -41,12 +41,10 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
-from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from itertools import accumulate, islice
 from typing import Any, Final
 
 import msgspec
@@ -54,178 +52,20 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from tracker.gateway.frames import Stream, broadcast
+from tracker.gateway.history import History
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import (
     Digester,
     StandingsPayload,
-    apply_delta,
     delta_message,
     diff_standings,
-    encode,
-    full_update,
     snapshot_message,
 )
 
 SLOW_CLIENT_CODE = 1008
 SLOW_CLIENT_REASON = "too slow: unsent data over the limit; resubscribe with since"
 
-_plain: Final = msgspec.json.Decoder()  # untyped: numbers keep their JSON kind, so re-encoding gives the same bytes
 _packed: Final = msgspec.json.Decoder(StandingsPayload)  # a compacted channel's snapshot, read back
-
-
-BLOCK: Final = 8  # deltas compressed together (zlib) once newer ones follow: about a fifth of their bytes
-
-
-@dataclass(slots=True, frozen=True)
-class _Block:
-    """Deltas ``first``, ``first + 1``, … compressed together: ``ends``, each one's end in the text; ``at``, when
-    each was published (Unix s)."""
-
-    first: int
-    ends: array[int]
-    at: array[float]
-    data: bytes
-
-    @classmethod
-    def seal(cls, entries: list[tuple[int, bytes, float]]) -> _Block:
-        ends = array("I", accumulate(len(data) for _, data, _ in entries))
-        at = array("d", (published for _, _, published in entries))
-        return cls(entries[0][0], ends, at, zlib.compress(b"".join(data for _, data, _ in entries)))
-
-    def entries(self) -> list[tuple[int, bytes, float]]:
-        """The deltas, oldest first: (seq, message, published at)."""
-        text = zlib.decompress(self.data)
-        starts = (0, *self.ends[:-1])
-        return [(self.first + k, text[starts[k] : end], self.at[k]) for k, end in enumerate(self.ends)]
-
-
-@dataclass(slots=True)
-class History:
-    """The recent updates of one tournament as deltas: at most ``count`` of them and ``size`` bytes.
-
-    ``base`` is the encoded standings at ``base_seq``, the seq before the first delta kept: the full
-    updates are rebuilt from it (:meth:`full_after`), so a full subscriber's resume costs no more memory
-    than a delta subscriber's.  ``None`` once the tournament is compacted (full resumes get a snapshot).
-    The newest deltas are kept as they are (``kept``, fewer than :data:`BLOCK` older than the newest);
-    older ones are compressed :data:`BLOCK` at a time (``sealed``): consecutive deltas of one tournament
-    repeat each other's keys and names, so a block weighs about a fifth of its deltas, and a live
-    tournament's history is most of what the hub holds for it.  ``size`` and ``weight`` count the
-    deltas' own bytes (what a resume sends), not the compressed ones.  Trimming drops the oldest deltas
-    down to three quarters of the bound at once and folds them into ``base``: one decode and encode of
-    the standings per trim, not per update.
-    """
-
-    count: int
-    size: int
-    base: bytes | None = None
-    base_seq: int = 0
-    sealed: deque[_Block] = field(default_factory=deque)
-    kept: list[tuple[int, bytes, float]] = field(default_factory=list)  # (seq, delta, published at, Unix s)
-    weight: int = 0  # bytes of the deltas kept
-    held: int = 0  # how many deltas are kept
-
-    def __iter__(self) -> Iterator[tuple[int, bytes]]:
-        """The deltas kept, oldest first: (seq, message)."""
-        return ((seq, data) for seq, data, _ in self._oldest_first())
-
-    def _oldest_first(self) -> Iterator[tuple[int, bytes, float]]:
-        for block in list(self.sealed):
-            yield from block.entries()
-        yield from list(self.kept)
-
-    def _newest_first(self) -> Iterator[tuple[int, bytes, float]]:
-        yield from reversed(list(self.kept))
-        for block in reversed(list(self.sealed)):
-            yield from reversed(block.entries())
-
-    @property
-    def first(self) -> int | None:
-        """The seq of the oldest delta kept (``None``: none is)."""
-        return self.sealed[0].first if self.sealed else self.kept[0][0] if self.kept else None
-
-    def reset(self, payload: StandingsPayload | None, seq: int) -> None:
-        """Forget every delta; full updates rebuild from ``payload`` (at ``seq``) on, or never (``None``)."""
-        self.base = None if payload is None else encode(payload)
-        self.base_seq = seq
-        self.sealed.clear()
-        self.kept = []
-        self.weight = self.held = 0
-
-    def append(self, seq: int, delta: bytes) -> None:
-        if len(self.kept) >= BLOCK:
-            self.sealed.append(_Block.seal(self.kept))
-            self.kept = []
-        self.kept.append((seq, delta, time.time()))
-        self.weight += len(delta)
-        self.held += 1
-        if self.held > self.count or self.weight > self.size:
-            self._trim(min(self.count * 3 // 4, self.held - 1), self.size * 3 // 4)
-
-    def _trim(self, count: int, size: int) -> None:
-        """Drop the oldest deltas until at most ``count`` of them and ``size`` bytes are kept (at least one)."""
-        dropped: list[bytes] = []
-        while self.held > 1 and (self.held > count or self.weight > size):
-            entries = self.sealed.popleft().entries() if self.sealed else self.kept
-            while entries and self.held > 1 and (self.held > count or self.weight > size):
-                seq, data, _ = entries.pop(0)
-                self.weight -= len(data)
-                self.held -= 1
-                dropped.append(data)
-                self.base_seq = seq
-            if entries and entries is not self.kept:
-                self.sealed.appendleft(_Block.seal(entries))
-        if self.base is not None and dropped:
-            payload: dict[str, Any] = _plain.decode(self.base)
-            for data in dropped:
-                payload = apply_delta(payload, _plain.decode(data))
-            self.base = encode(payload)
-
-    def keep_last(self, size: int) -> None:
-        """Keep only the newest deltas that fit in ``size`` bytes (at least one), and no ``base``."""
-        self.base = None
-        self._trim(self.held, size)
-
-    def recent(self, n: int) -> list[tuple[int, bytes, float]]:
-        """The last ``n`` deltas kept, oldest first: (seq, message, published at)."""
-        newest = list(islice(self._newest_first(), max(n, 0)))
-        newest.reverse()
-        return newest
-
-    def deltas_after(self, since: int, cap: int) -> list[bytes] | None:
-        """The deltas after ``since`` when all of them are kept and weigh at most ``cap`` bytes, else ``None``."""
-        first = self.first
-        if first is None or first > since + 1:
-            return None
-        missed: list[bytes] = []
-        total = 0
-        for seq, message, _ in self._newest_first():
-            if seq <= since:
-                break
-            total += len(message)
-            if total > cap:
-                return None
-            missed.append(message)
-        missed.reverse()
-        return missed
-
-    def full_after(self, since: int, cap: int) -> list[bytes] | None:
-        """The full updates after ``since``, rebuilt from ``base`` and the deltas, when they weigh at most
-        ``cap`` bytes; ``None`` when they are not all kept (or the history has no base)."""
-        if self.base is None or not self.held or since < self.base_seq:
-            return None
-        payload: dict[str, Any] = _plain.decode(self.base)
-        missed: list[bytes] = []
-        total = 0
-        for seq, data, _ in self._oldest_first():
-            delta = _plain.decode(data)
-            payload = apply_delta(payload, delta)
-            if seq > since:
-                message = full_update(payload, delta)
-                total += len(message)
-                if total > cap:
-                    return None
-                missed.append(message)
-        return missed
 
 
 class Backlog(list[bytes]):
@@ -392,6 +232,17 @@ class OpenChannels(Mapping[str, StandingsPayload]):
         return sum(1 for channel in self._channels.values() if channel.opened)
 
 
+@dataclass(frozen=True, slots=True)
+class HubStats:
+    """A reading of the hub: open and compacted tournaments, live and delayed subscribers, deltas kept (bytes)."""
+
+    tournaments: int
+    compacted: int
+    subscribers: int
+    delayed: int
+    history_bytes: int
+
+
 class Hub:
     """Subscriptions and fan-out for every tournament a gateway serves.
 
@@ -424,11 +275,34 @@ class Hub:
         self._closing: set[asyncio.Task[None]] = set()
         self._finished: deque[tuple[float, str, int]] = deque()  # (due, tournament, seq), due increasing
         self._compactor: asyncio.TimerHandle | None = None
-        metrics.gauges["tracker_subscribers"] = lambda: sum(
-            len(c.subscribers) + len(c.delta_subscribers) for c in self.channels.values()
+        metrics.gauges["tracker_subscribers"] = lambda: self.stats().subscribers
+        metrics.gauges["tracker_tournaments"] = lambda: self.stats().tournaments
+        metrics.gauges["tracker_history_bytes"] = lambda: self.stats().history_bytes
+
+    def stats(self) -> HubStats:
+        """What the hub holds now (metrics and benchmarks read it; O(tournaments))."""
+        channels = list(self.channels.values())
+        return HubStats(
+            tournaments=sum(1 for c in channels if c.opened),
+            compacted=sum(1 for c in channels if c.compacted),
+            subscribers=sum(len(c.subscribers) + len(c.delta_subscribers) for c in channels),
+            delayed=sum(len(c.delayed) for c in channels),
+            history_bytes=sum(c.history.weight for c in channels),
         )
-        metrics.gauges["tracker_tournaments"] = lambda: sum(1 for c in self.channels.values() if c.opened)
-        metrics.gauges["tracker_history_bytes"] = lambda: sum(c.history.weight for c in self.channels.values())
+
+    def latest(self, tournament: str) -> tuple[int, bytes] | None:
+        """The newest update of ``tournament`` as its delta subscribers were sent it: (seq, message); ``None``
+        when none is kept."""
+        channel = self.channels.get(tournament)
+        if channel is None:
+            return None
+        newest = channel.history.recent(1)
+        return (newest[0][0], newest[0][1]) if newest else None
+
+    def clear(self) -> None:
+        """Forget every tournament and subscriber (what a benchmark does to measure the hub's own share)."""
+        self.channels.clear()
+        self._finished.clear()
 
     def _channel(self, tournament: str) -> Channel:
         channel = self.channels.get(tournament)
@@ -446,8 +320,6 @@ class Hub:
         in increasing ``seq``; an update whose seq is not newer than the
         channel's (a re-delivery) is ignored: returns ``False``.
         """
-        if self._finished and self._compactor is None and self._finished[0][0] <= time.monotonic():
-            self.compact(time.monotonic())  # a caller without an event loop (a benchmark): compact as it goes
         tournament = payload["tournament"]
         channel = self._channel(tournament)
         if channel.opened and payload["seq"] <= channel.seq:
