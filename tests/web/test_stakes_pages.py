@@ -85,3 +85,10 @@ def test_overlay_shows_a_cue_as_a_lower_third_when_a_line_is_clinched(
     assert overlay.locator("#cue").inner_text().replace("\n", " ") == "CLINCHED Vachier-Lagrave clinches 1st"
     settle(overlay)
     stream.screenshot(path=str(images(tmp_path) / "cue.png"))
+    # the README's stakes URL, a delay added: every parameter is one the overlay knows, nothing is reported
+    warnings: list[str] = []
+    direct = pages.open()
+    direct.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    direct.goto(f"{overlay_url}&delay=1")
+    direct.wait_for_selector("#stakes-box:not([hidden])", timeout=15_000)
+    assert not warnings, warnings

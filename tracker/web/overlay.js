@@ -6,59 +6,22 @@
 // status=badge|dot|none (connection state: a badge, a discreet dot that only
 // shows while the connection is down, or nothing: for on air),
 // legend=order (a line saying what the ranking is decided by).
-// A parameter that is not understood is reported once in the console and
-// ignored (its default applies).
+// The parameters are the table OVERLAY_PARAMS (params.js) that this script
+// and stakes.js both read; one that is not understood is reported once in
+// the console and ignored (its default applies).
 // Rank changes slide (FLIP: measure, reorder, invert, play); values that
 // changed flash; provisional Koya values carry an asterisk.
 
 import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tournamentFromPath } from "/static/live.js";
+import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
 import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
 
-const params = new URLSearchParams(location.search);
-const KNOWN = new Set(["top", "cols", "theme", "scale", "names", "status", "legend"]);
-const reported = new Set();
-
-/** Say once in the console that a parameter was not understood and what applies instead. */
-function ignored(name, value, instead) {
-  const key = `${name}=${value}`;
-  if (reported.has(key)) return;
-  reported.add(key);
-  console.warn(`overlay: ignored ${name}=${JSON.stringify(value)}: ${instead}`);
-}
-
-for (const name of new Set(params.keys())) {
-  if (!KNOWN.has(name)) ignored(name, params.get(name), `unknown parameter (known: ${[...KNOWN].join(", ")})`);
-}
-
-/** A parameter's value when it is one of `choices` (the first is the default). */
-function choice(name, choices) {
-  const value = params.get(name);
-  if (value === null) return choices[0];
-  if (choices.includes(value)) return value;
-  ignored(name, value, `expected one of ${choices.join(", ")}; using ${choices[0]}`);
-  return choices[0];
-}
-
-/** A numeric parameter within [lo, hi]; out of range is clamped, not a number falls back to `fallback`. */
-function number(name, fallback, lo, hi, parse) {
-  const value = params.get(name);
-  if (value === null) return fallback;
-  const n = parse(value);
-  if (!/^\s*[0-9.]+\s*$/.test(value) || !Number.isFinite(n)) {
-    ignored(name, value, `not a number; using ${fallback}`);
-    return fallback;
-  }
-  if (n < lo || n > hi) ignored(name, value, `out of range ${lo}–${hi}; using ${Math.max(lo, Math.min(hi, n))}`);
-  return Math.max(lo, Math.min(hi, n));
-}
-
-const top = number("top", 10, 1, 500, (v) => parseInt(v, 10));
-const theme = choice("theme", ["dark", "light"]);
-const scale = number("scale", 1, 0.3, 5, parseFloat);
-const short = choice("names", ["full", "short"]) === "short";
-const statusMode = choice("status", ["badge", "dot", "none"]);
-const legend = choice("legend", ["none", "order"]) === "order";
-const wanted = (params.get("cols") || "points,KS")
+const params = readParams(location.search, OVERLAY_PARAMS, "overlay");
+const { top, theme, scale } = params;
+const short = params.names === "short";
+const statusMode = params.status;
+const legend = params.legend === "order";
+const wanted = params.cols
   .split(",")
   .map((c) => c.trim().replace(/ /g, "+"))  // "KS/L+1" arrives as "KS/L 1" when + is not encoded
   .filter(Boolean);
@@ -77,7 +40,7 @@ function columns(payload) {
   const codes = payload.codes || [];
   if (codes.length) {  // a tournament not open yet has no codes: nothing to check against
     const known = (name) => ["points", "pts", "games", "g"].includes(name.toLowerCase()) || codes.some((c) => c.toLowerCase() === name.toLowerCase());
-    for (const name of wanted.filter((n) => !known(n))) ignored("cols", name, `this tournament has no column ${name} (its tie-breaks: ${codes.join(", ")})`);
+    for (const name of wanted.filter((n) => !known(n))) ignored("overlay", "cols", name, `this tournament has no column ${name} (its tie-breaks: ${codes.join(", ")})`);
     const kept = wanted.filter(known);
     return resolve(kept.length ? kept : ["points", "KS"].filter(known), codes);
   }

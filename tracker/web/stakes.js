@@ -23,11 +23,10 @@ function styles() {
   document.head.appendChild(el("link", { rel: "stylesheet", href: "/static/stakes.css" }));
 }
 
-/** Subscribe options from the page's URL: stakes when wanted, delay=N seconds when asked (0–600). */
+/** Subscribe options from the page's parameters (readParams): stakes when wanted, the delay when asked. */
 export function subscribeOptions(params, stakes = true) {
   const options = stakes ? { stakes: true } : {};
-  const delay = parseFloat(params.get("delay") || "0");
-  if (delay > 0) options.delay = Math.min(MAX_DELAY, delay);
+  if (params.delay > 0) options.delay = Math.min(MAX_DELAY, params.delay);
   return options;
 }
 
@@ -128,11 +127,11 @@ export function mountSpectatorStakes(parent) {
  * Returns onMessage for LiveFeed, or null when none is asked for.
  */
 export function mountOverlayStakes(params) {
-  const mode = params.get("mode");
-  const cuesWanted = params.get("cues") === "1" || mode === "cues";
+  const mode = params.mode;
+  const cuesWanted = params.cues === "1" || mode === "cues";
   if (mode !== "stakes" && mode !== "chances" && !cuesWanted) return null;
   styles();
-  const board = Math.max(1, parseInt(params.get("board") || "1", 10) || 1);
+  const board = params.board;
   const box = el("div", { id: "stakes-box", class: "stakes-box", hidden: true });
   const third = el("div", { id: "cue", class: "cue", hidden: true, role: "status", "aria-live": "polite" });
   document.body.append(box, third);
