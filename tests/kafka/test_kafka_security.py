@@ -33,7 +33,15 @@ from tracker.cli.commands import kafka_security
 from tracker.core.standings import standings
 from tracker.formats import state_from
 from tracker.formats.files import read_file
-from tracker.kafka.topics import ALL_TOPICS, PLAINTEXT, BrokerError, KafkaSecurity, ensure_topics
+from tracker.kafka.topics import (
+    ALL_TOPICS,
+    PLAINTEXT,
+    BrokerError,
+    KafkaSecurity,
+    SettingsError,
+    ensure_topics,
+    security_options,
+)
 from tracker.kafka.worker import broker_credentials
 from tracker.protocol import standings_json
 
@@ -53,19 +61,25 @@ CLI = [sys.executable, "-m", "tracker.cli"]
         (dict(protocol="SASL_SSL", mechanism="SCRAM-SHA-512", password="p"), "needs a SASL user name and a password"),
         (dict(protocol="SASL_PLAINTEXT", mechanism="PLAIN", username="u"), "needs a SASL user name and a password"),
         (dict(username="u", password="p"), "the security protocol is PLAINTEXT: use SASL_SSL"),
+        (dict(protocol="SSL", token_file="t"), "the security protocol is SSL: use SASL_SSL"),
+        (dict(protocol="SASL_SSL", mechanism="OAUTHBEARER"), "OAUTHBEARER needs a token file"),
+        (dict(protocol="SASL_SSL", mechanism="OAUTHBEARER", token_file="t", username="u"), "not a user name"),
+        (dict(protocol="SASL_SSL", mechanism="PLAIN", username="u", password="p", token_file="t"), "not PLAIN"),
+        (dict(cert_file="c.pem"), "a client certificate is set but the security protocol is PLAINTEXT"),
+        (dict(protocol="SSL", key_file="k.pem"), "a client key needs its certificate"),
         (dict(protocol="SSL", mechanism="PLAIN"), "the security protocol is SSL: use SASL_SSL"),
         (dict(ca_file="ca.pem"), "a CA file is set but the security protocol is PLAINTEXT"),
     ],
 )
 def test_settings_that_cannot_be_meant_are_refused_with_a_sentence(settings: dict[str, str], sentence: str) -> None:
-    with pytest.raises(BrokerError, match=sentence):
+    with pytest.raises(SettingsError, match=sentence):
         KafkaSecurity(**settings)
 
 
 def test_the_settings_reach_aiokafka_and_faust_and_the_password_stays_out_of_repr(tls: Path) -> None:
     cert = str(tls / "cert.pem")
     security = KafkaSecurity("SASL_SSL", "SCRAM-SHA-512", "tracker", PASSWORD, cert)
-    options = security.client_options()
+    options = security_options(security)
     assert options["security_protocol"] == "SASL_SSL"
     assert (options["sasl_mechanism"], options["sasl_plain_username"]) == ("SCRAM-SHA-512", "tracker")
     assert options["sasl_plain_password"] == PASSWORD
@@ -79,12 +93,12 @@ def test_the_settings_reach_aiokafka_and_faust_and_the_password_stays_out_of_rep
     plain = broker_credentials(KafkaSecurity("SASL_PLAINTEXT", "PLAIN", "tracker", PASSWORD))
     assert plain.protocol.value == "SASL_PLAINTEXT" and plain.ssl_context is None
     assert broker_credentials(PLAINTEXT) is None
-    assert PLAINTEXT.client_options() == {"security_protocol": "PLAINTEXT"}
+    assert security_options(PLAINTEXT) == {"security_protocol": "PLAINTEXT"}
 
 
 def test_an_unreadable_ca_file_is_one_sentence(tmp_path: Path) -> None:
     with pytest.raises(BrokerError, match=r"cannot use the CA file .*missing\.pem"):
-        KafkaSecurity("SSL", ca_file=str(tmp_path / "missing.pem")).client_options()
+        security_options(KafkaSecurity("SSL", ca_file=str(tmp_path / "missing.pem")))
 
 
 def test_the_cli_reads_the_password_from_a_file_or_the_environment_never_argv(

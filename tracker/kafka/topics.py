@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
 from typing import Any, Final
 
+from aiokafka.abc import AbstractTokenProvider
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import (
     IllegalSaslStateError,
@@ -46,6 +47,14 @@ from aiokafka.errors import (
     UnsupportedSaslMechanismError,
 )
 
+# The settings are values of tracker.config; the Kafka side names them here too (explicit re-exports).
+from tracker.config import BROKER_WAIT as BROKER_WAIT
+from tracker.config import OAUTHBEARER
+from tracker.config import PLAINTEXT as PLAINTEXT
+from tracker.config import SASL_MECHANISMS as SASL_MECHANISMS
+from tracker.config import SECURITY_PROTOCOLS as SECURITY_PROTOCOLS
+from tracker.config import KafkaSecurity as KafkaSecurity
+from tracker.config import SettingsError as SettingsError
 from tracker.core.errors import TrackerError
 
 APP_ID: Final = "tracker"
@@ -67,92 +76,108 @@ ALL_TOPICS: Final = (RESULTS, STANDINGS, SNAPSHOTS, DEAD_LETTERS, CHANGELOG, PRO
 
 
 class BrokerError(TrackerError):
-    """The Kafka broker cannot be reached, refuses the credentials, or its settings are not valid."""
+    """The Kafka broker cannot be reached or refuses the credentials, or a credentials file cannot be used."""
 
 
-SECURITY_PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-"""Kafka's ``security.protocol`` values: TLS or not, SASL or not."""
-SASL_MECHANISMS: Final = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-BROKER_WAIT: Final = 5.0
-"""Seconds a command waits for the broker to answer before it gives up with one sentence."""
 TOPICS_POLL: Final = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class KafkaSecurity:
-    """How every Kafka client of one command reaches the broker: TLS, SASL, both or neither.
+class TokenFile(AbstractTokenProvider):  # type: ignore[misc]  # aiokafka is not typed
+    """The OAUTHBEARER token in a file, read again whenever the file changes.
 
-    ``protocol`` is Kafka's ``security.protocol``; the ``SASL_*`` ones need
-    a ``mechanism``, a ``username`` and a ``password``, the TLS ones
-    (``SSL``, ``SASL_SSL``) verify the broker's certificate against
-    ``ca_file`` (PEM), or against the system's CAs without one.  Raises
-    :class:`BrokerError` for a combination that cannot be meant (a password
-    without SASL, a CA file without TLS), so a forgotten ``protocol`` fails
-    at start instead of sending credentials nowhere.  The password is kept
-    out of ``repr``.
+    An agent beside the process (a Kubernetes projected token, a sidecar,
+    a cron job) renews the token by rewriting the file; every Kafka client
+    asks for the token each time it logs in (a new connection), and gets
+    the file's current first line.  The file is read again when its size,
+    modification time or inode changed since the last read, so an unchanged
+    file costs one ``stat``.  Raises :class:`BrokerError` when it cannot be
+    read or is empty.
     """
 
-    protocol: str = "PLAINTEXT"
-    mechanism: str | None = None
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    ca_file: str | None = None
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._seen: tuple[int, int, int] | None = None
+        self._token = ""
 
-    def __post_init__(self) -> None:
-        if self.protocol not in SECURITY_PROTOCOLS:
-            raise BrokerError(f"unknown Kafka security protocol {self.protocol!r}: use {', '.join(SECURITY_PROTOCOLS)}")
-        if self.sasl:
-            if self.mechanism not in SASL_MECHANISMS:
-                raise BrokerError(
-                    f"{self.protocol} needs a SASL mechanism ({', '.join(SASL_MECHANISMS)}), not {self.mechanism!r}"
-                )
-            if not self.username or not self.password:
-                raise BrokerError(f"{self.protocol} needs a SASL user name and a password")
-        elif self.mechanism or self.username or self.password:
-            raise BrokerError(
-                f"a SASL mechanism, user or password is set but the security protocol is {self.protocol}:"
-                " use SASL_SSL (or SASL_PLAINTEXT)"
-            )
-        if self.ca_file and not self.tls:
-            raise BrokerError(f"a CA file is set but the security protocol is {self.protocol}: use SSL or SASL_SSL")
+    async def token(self) -> str:
+        """The bearer token (aiokafka awaits it once per login)."""
+        return self.read()
 
-    @property
-    def tls(self) -> bool:
-        """Whether the connections are TLS (``SSL`` or ``SASL_SSL``)."""
-        return self.protocol in ("SSL", "SASL_SSL")
-
-    @property
-    def sasl(self) -> bool:
-        """Whether the clients authenticate with SASL."""
-        return self.protocol.startswith("SASL_")
-
-    def ssl_context(self) -> ssl.SSLContext | None:
-        """A client TLS context trusting ``ca_file`` (or the system's CAs); ``None`` without TLS.
-
-        Raises :class:`BrokerError` when the CA file cannot be read or is not PEM.
-        """
-        if not self.tls:
-            return None
+    def read(self) -> str:
+        """The file's first line, read again if the file changed."""
         try:
-            return ssl.create_default_context(cafile=self.ca_file)
+            info = os.stat(self.path)
+            seen = (info.st_ino, info.st_size, info.st_mtime_ns)
+            if seen != self._seen:
+                with open(self.path, encoding="utf-8") as f:
+                    token = f.readline().strip()
+                if not token:
+                    raise BrokerError(f"{self.path}: the OAUTHBEARER token file is empty")
+                self._token, self._seen = token, seen
+        except OSError as exc:
+            raise BrokerError(f"cannot read the OAUTHBEARER token file {self.path}: {exc.strerror}") from None
+        return self._token
+
+    def extensions(self) -> dict[str, str]:
+        """No SASL extensions (RFC 7628 ``kvpairs``)."""
+        return {}
+
+
+def ssl_context(security: KafkaSecurity) -> ssl.SSLContext | None:
+    """A client TLS context: the CA file (or the system's CAs), the client certificate; ``None`` without TLS.
+
+    Raises :class:`BrokerError` when the CA file, the certificate or its key
+    cannot be read or do not match.
+    """
+    if not security.tls:
+        return None
+    try:
+        context = ssl.create_default_context(cafile=security.ca_file)
+    except (OSError, ssl.SSLError) as exc:
+        raise BrokerError(f"cannot use the CA file {security.ca_file}: {exc}") from None
+    if security.cert_file:
+        try:
+            context.load_cert_chain(security.cert_file, security.key_file)
         except (OSError, ssl.SSLError) as exc:
-            raise BrokerError(f"cannot use the CA file {self.ca_file}: {exc}") from None
-
-    def client_options(self) -> dict[str, Any]:
-        """The keyword arguments aiokafka's producers, consumers and admin clients take for these settings."""
-        options: dict[str, Any] = {"security_protocol": self.protocol}
-        context = self.ssl_context()
-        if context is not None:
-            options["ssl_context"] = context
-        if self.sasl:
-            options["sasl_mechanism"] = self.mechanism
-            options["sasl_plain_username"] = self.username
-            options["sasl_plain_password"] = self.password
-        return options
+            raise BrokerError(
+                f"cannot use the client certificate {security.cert_file}"
+                + (f" with the key {security.key_file}" if security.key_file else "")
+                + f": {exc}"
+            ) from None
+    return context
 
 
-PLAINTEXT: Final = KafkaSecurity()
-"""No TLS, no SASL: a broker on a trusted network (compose, the tests)."""
+def token_provider(security: KafkaSecurity) -> TokenFile | None:
+    """The OAUTHBEARER token provider of ``security``, ``None`` for other mechanisms.
+
+    Reads the file once now, so a missing or empty token fails at start
+    (:class:`BrokerError`) rather than at the first login.
+    """
+    if security.mechanism != OAUTHBEARER or security.token_file is None:
+        return None
+    provider = TokenFile(security.token_file)
+    provider.read()
+    return provider
+
+
+def security_options(security: KafkaSecurity) -> dict[str, Any]:
+    """The keyword arguments aiokafka's producers, consumers and admin clients take for ``security``.
+
+    Raises :class:`BrokerError` when a file it names cannot be used.
+    """
+    options: dict[str, Any] = {"security_protocol": security.protocol}
+    context = ssl_context(security)
+    if context is not None:
+        options["ssl_context"] = context
+    if security.sasl:
+        options["sasl_mechanism"] = security.mechanism
+        provider = token_provider(security)
+        if provider is not None:
+            options["sasl_oauth_token_provider"] = provider
+        else:
+            options["sasl_plain_username"] = security.username
+            options["sasl_plain_password"] = security.password
+    return options
 
 
 def bootstrap_servers(broker: str) -> list[str]:
@@ -193,9 +218,9 @@ def topic_config(name: str) -> dict[str, str]:
 def client_options(broker: str, security: KafkaSecurity) -> dict[str, Any]:
     """``bootstrap_servers`` and the security settings for an aiokafka client of ``broker``.
 
-    Raises :class:`BrokerError` for an invalid URL or an unreadable CA file.
+    Raises :class:`BrokerError` for an invalid URL or a file of ``security`` that cannot be used.
     """
-    return {"bootstrap_servers": bootstrap_servers(broker), **security.client_options()}
+    return {"bootstrap_servers": bootstrap_servers(broker), **security_options(security)}
 
 
 async def ensure_topics(
