@@ -6,16 +6,18 @@ it overrides ``Consumer._new_offset`` and ``Consumer._add_gap``, reads
 replaces ``App._new_transport``, sets ``faust.streams._current_event``
 (:func:`make_current`), and reaches Faust's aiokafka producer
 (``Producer._producer``, :func:`raw_producer`) and a table's store
-(``Table.data`` and a memory store's ``data``, :func:`table_store`).  A Faust release that renames any of
+(``Table.data`` and a memory store's ``data``, :func:`table_store`), and reads whether the
+app rebalances or recovers its tables (:func:`busy`).  A Faust release that renames any of
 these breaks the worker's delivery guarantee, so the pin moves only after the
-Kafka tests pass on the new release.
+Kafka tests pass on the new release, and :func:`check_version` refuses to run
+on any other release (:data:`VERIFIED` names the ones it was verified on).
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
-from typing import Any
+from typing import Any, Final
 
 import faust
 import faust.streams
@@ -24,12 +26,39 @@ from faust.transport.drivers import aiokafka as faust_kafka
 from faust.types import TP
 from faust.types.tuples import ack_lock
 
+from tracker.core.errors import TrackerError
 from tracker.kafka.progress import Progress
-from tracker.kafka.topics import (
-    RESULTS,
-)
+from tracker.kafka.topics import RESULTS
 
 log = logging.getLogger(__name__)
+
+VERIFIED: Final = ("0.15.3",)
+"""The faust-streaming releases this module's overrides were verified on (the Kafka tests pass)."""
+
+
+class UnverifiedFaust(TrackerError):
+    """The installed faust-streaming is not a release this module was verified on."""
+
+
+def check_version(installed: str | None = None) -> None:
+    """Refuse to run on a faust-streaming release not in :data:`VERIFIED`.
+
+    ``installed`` defaults to ``faust.__version__``.  Raises
+    :class:`UnverifiedFaust` naming both, since overriding the internals of
+    another release could lose results without a sound.
+    """
+    found = installed if installed is not None else str(faust.__version__)
+    if found not in VERIFIED:
+        raise UnverifiedFaust(
+            f"faust-streaming {found} is installed, but tracker's worker was verified on {', '.join(VERIFIED)} only"
+            " (tracker/kafka/_faust_patch.py overrides its internals): install faust-streaming=="
+            f"{VERIFIED[-1]}, or verify the patch on {found} with the Kafka tests and add it to VERIFIED"
+        )
+
+
+def busy(app: Any) -> bool:
+    """Whether ``app`` is rebalancing or recovering its tables from their changelogs (nothing moves meanwhile)."""
+    return bool(app.rebalancing or app.tables.recovery.in_recovery)
 
 
 def make_current(event: Any) -> None:

@@ -214,7 +214,7 @@ class Processor:
         try:
             return self._handle(tournament, value or b"", table)
         except Exception as exc:
-            log.exception("record for %r could not be processed", tournament)
+            log.exception("record for %r could not be processed", tournament, extra={"tournament": tournament})
             self._live.pop(tournament, None)
             return Outcome(tournament, dead_letter=dead_letter(tournament, value or b"", "internal-error", repr(exc)))
 
@@ -249,6 +249,14 @@ class Processor:
             else:
                 state, update = apply(live.state, event, live.standings)
         except EventRejected as exc:
+            log.info(
+                "event %s of %s rejected (%s): %s",
+                event.id,
+                tournament,
+                exc.code,
+                exc.reason,
+                extra={"tournament": tournament, "event_id": event.id, "code": exc.code},
+            )
             return Outcome(tournament, dead_letter=dead_letter(tournament, value, exc.code, exc.reason))
         if update is None:
             assert live is not None  # only an open tournament can have applied the event before

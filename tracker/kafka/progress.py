@@ -60,6 +60,8 @@ class Progress:
         self._sought: dict[TP, float] = {}
         self._unstored: set[TP] = set()
         self.activity: dict[TP, int] = {}
+        self.processed_at: dict[TP, float] = {}
+        """When the agent last processed (applied or applied again) a record of each partition, by ``clock``."""
         self.in_hand: TP | None = None
         self.generation = 0
 
@@ -68,6 +70,18 @@ class Progress:
         found = self._next.get(tp)
         if found is None:
             found = self._next[tp] = await self.peek(tp)
+        return found
+
+    def position(self, tp: TP) -> int | None:
+        """The offset of the next record to apply when known now (in memory or in the table), else ``None``.
+
+        Unlike :meth:`peek` it never asks the broker: the worker's health
+        check reads it, and must not wait on the consumer it watches.
+        """
+        found = self._next.get(tp)
+        if found is None:
+            stored = self._table.get(_partition_key(tp))
+            found = int(stored) if stored is not None else None
         return found
 
     async def peek(self, tp: TP) -> int:
@@ -104,6 +118,8 @@ class Progress:
         """
         self.in_hand = None
         self.activity[tp] = self.activity.get(tp, 0) + 1
+        if admitted is not Admit.SKIP:
+            self.processed_at[tp] = self._clock()
         if admitted is Admit.NEXT and self._next.get(tp) == offset:
             self._next[tp] = offset + 1
             if store:

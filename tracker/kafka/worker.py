@@ -3,10 +3,11 @@
 How this works
 --------------
 
-One agent consumes ``tracker-results`` (keyed by tournament id), taking
-the records in batches (``stream.take_events``: up to ``BATCH`` records, or
-what arrived within ``BATCH_WITHIN`` seconds).  Per record it runs the same
-recipe as the embedded processor: **decode → apply → store → publish**:
+One agent (:func:`tracker.kafka.agent.apply_results`) consumes
+``tracker-results`` (keyed by tournament id), taking the records in batches
+(``stream.take_events``: up to ``BATCH`` records, or what arrived within
+``BATCH_WITHIN`` seconds).  Per record it runs the same recipe as the
+embedded processor: **decode → apply → store → publish**:
 
 1. :meth:`Processor.handle <tracker.kafka.processing.Processor.handle>`
    decodes the event and applies it with the core's ``apply`` to the live
@@ -80,41 +81,42 @@ tracker's, takeovers included.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import faust
 
-from tracker.kafka._faust_patch import App, make_current, raw_producer, table_store
-from tracker.kafka.batches import BatchProducer, Record
+from tracker.config import OAUTHBEARER, KafkaSecurity, WorkerSettings
+from tracker.gateway.serve import bound_port
+from tracker.kafka._faust_patch import App, busy, check_version, make_current, raw_producer, table_store
+from tracker.kafka.agent import Pipeline, apply_results
+from tracker.kafka.batches import BatchProducer
+from tracker.kafka.health import ANSWER_WITHIN, INTERVAL, Health, WorkerMetrics, health_server, watch
 from tracker.kafka.processing import Processor
-from tracker.kafka.progress import Admit, Progress
-from tracker.kafka.publisher import Publisher, retrying_result
+from tracker.kafka.progress import Progress
+from tracker.kafka.publisher import Publisher
 from tracker.kafka.topics import (
     APP_ID,
-    BROKER_WAIT,
-    CHANGELOG,
     DEFAULT_PARTITIONS,
-    PLAINTEXT,
     PROGRESS_TABLE,
     RESULTS,
     SNAPSHOTS,
     TABLE,
-    KafkaSecurity,
     await_topics,
     ensure_topics,
     faust_broker,
+    ssl_context,
+    token_provider,
 )
 
+__all__ = ["WorkerSettings", "broker_credentials", "build_app", "run_worker"]
+
 log = logging.getLogger(__name__)
-BATCH = 500
-"""Records the agent takes at a time (fewer when no more arrive within ``BATCH_WITHIN`` seconds)."""
-BATCH_WITHIN = 0.01
 PRODUCER_BATCH_BYTES = 256 * 1024
 """The producer's batch per partition (Faust's default is 16 KiB).  An update carries the whole
 standings (kilobytes), and the producer waits for the broker whenever a partition's batch is full,
@@ -122,45 +124,18 @@ so small batches cap the worker at a few updates per partition per broker round 
 _RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerSettings:
-    """Everything a worker needs.
-
-    ``None`` timeouts (seconds) leave Faust's defaults, which Faust also
-    reads from ``BROKER_REBALANCE_TIMEOUT``, ``BROKER_SESSION_TIMEOUT``,
-    ``BROKER_HEARTBEAT_INTERVAL`` and ``BROKER_COMMIT_INTERVAL``.  A Faust
-    worker waits out the rebalance timeout before it joins its group, and a
-    dead worker's partitions move after the session timeout.
-    ``partitions`` is used only when the topics do not exist yet; with
-    ``wait_for_topics`` (seconds) the worker creates no topic but waits for
-    an operator's job to create them, and ``partitions``, when given, is the
-    count they must have.  ``security`` and ``broker_wait`` are how every
-    client reaches the broker and how long the worker waits for it to answer.
-    """
-
-    broker: str
-    partitions: int | None = None
-    data_dir: Path | None = None
-    replication: int = 1
-    rebalance_timeout: float | None = None
-    session_timeout: float | None = None
-    heartbeat_interval: float | None = None
-    commit_interval: float | None = None
-    loglevel: str = "WARNING"
-    security: KafkaSecurity = PLAINTEXT
-    broker_wait: float = BROKER_WAIT
-    wait_for_topics: float | None = None
-
-
 def broker_credentials(security: KafkaSecurity) -> Any:
-    """Faust's ``broker_credentials`` for ``security``: ``None``, ``SSLCredentials`` or ``SASLCredentials``.
+    """Faust's ``broker_credentials``: ``None``, ``SSLCredentials``, ``SASLCredentials`` or ``OAuthCredentials``.
 
     Faust passes them to every client it starts (consumer, producer, the
     topic-creating client) as the same aiokafka settings the gateway and
-    ``replay`` use.  Raises :class:`~tracker.kafka.topics.BrokerError` when
-    the CA file cannot be read.
+    ``replay`` use: the TLS context carries the client certificate (mTLS),
+    OAUTHBEARER the token file's provider.  Raises
+    :class:`~tracker.kafka.topics.BrokerError` when a file cannot be used.
     """
-    context = security.ssl_context()
+    context = ssl_context(security)
+    if security.sasl and security.mechanism == OAUTHBEARER:
+        return faust.OAuthCredentials(oauth_cb=token_provider(security), ssl_context=context)
     if security.sasl:
         return faust.SASLCredentials(
             username=security.username, password=security.password, ssl_context=context, mechanism=security.mechanism
@@ -170,8 +145,21 @@ def broker_credentials(security: KafkaSecurity) -> Any:
     return None
 
 
-def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Callable[[str], None]) -> Any:
-    """The Faust app: topics, the ``tournaments`` table and the agent; returns the ``faust.App``."""
+def build_app(
+    settings: WorkerSettings,
+    partitions: int,
+    data_dir: Path,
+    say: Callable[[str], None],
+    metrics: WorkerMetrics | None = None,
+) -> Any:
+    """The Faust app: topics, the ``tournaments`` and ``progress`` tables, the agent; returns the ``faust.App``.
+
+    With ``metrics``, the agent counts into them, and the app also runs
+    :func:`tracker.kafka.health.watch` and keeps their health's phase and
+    the rebalance count up to date.
+    """
+    check_version()
+    health = metrics.health if metrics is not None else None
     timeouts: dict[str, Any] = {
         name: value
         for name, value in (
@@ -220,68 +208,105 @@ def build_app(settings: WorkerSettings, partitions: int, data_dir: Path, say: Ca
     progress = app.progress = Progress(
         lambda: app.consumer, progress_table, retry=max(1.0, 2 * app.conf.broker_commit_interval)
     )
-    processor = Processor()
-    tournaments = table_store(table)  # the entries, read and written without Faust's per-key work
     producer = BatchProducer(lambda: raw_producer(app), latest_only={SNAPSHOTS})
-
     publisher = Publisher(lambda: app.producer.flush(), producer.send, progress)
+    pipeline = Pipeline(
+        processor=Processor(),
+        tournaments=table_store(table),  # the entries, read and written without Faust's per-key work
+        progress=progress,
+        publisher=publisher,
+        produce=producer.send,
+        name_event=make_current,
+        metrics=metrics,
+    )
     app.task(publisher.run)
-
-    async def apply_results(stream: Any) -> None:
-        """decode → apply → store → publish, a batch of records at a time, each in partition order."""
-        async for events in stream.take_events(BATCH, within=BATCH_WITHIN):
-            last: dict[Any, Any] = {}  # per results partition, its last record in the batch
-            records: list[Record] = []  # the batch's changelog records, then its snapshots
-            for event in events:
-                tp, offset = event.message.tp, event.message.offset
-                last[tp] = event
-                admitted = await progress.admit(tp, offset)
-                if admitted is not Admit.SKIP:  # a skipped record comes again: it must not be committed
-                    outcome = processor.handle(event.key, event.value, tournaments)
-                    if outcome.entry is not None:
-                        key, value = outcome.entry
-                        tournaments[key] = value
-                        records.append((CHANGELOG, tp.partition, key, value))  # the partition Faust would write
-                    await publisher.stage(tp, offset, outcome)  # may wait: the record is in hand until then
-                progress.done(tp, offset, admitted, store=False)
-            for tournament, snapshot in processor.snapshots():  # once per tournament: the latest standings
-                records.append((SNAPSHOTS, None, tournament.encode(), snapshot))
-            sent = await retrying_result("the changelog and snapshots", producer.send, records)
-            for tp, event in last.items():  # each partition's position, once per batch, after its entries
-                make_current(event)
-                progress.store(tp)
-            publisher.release(sent)  # the updates follow once all of the above is on the broker
-
-    app.agent(results, name="tracker.apply")(apply_results)
+    agent = functools.update_wrapper(functools.partial(apply_results, pipeline=pipeline), apply_results)
+    app.agent(results, name="tracker.apply")(agent)
+    if health is not None:
+        watching = functools.partial(
+            watch,
+            health,
+            lambda: app.consumer.assignment(),
+            progress.position,
+            lambda: dict(progress.processed_at),
+            lambda: busy(app),
+            settings.broker,
+            settings.security,
+            interval=min(INTERVAL, settings.stall_after / 4),
+            wait=ANSWER_WITHIN,
+        )
+        app.task(_without_arguments(watching))
 
     def assigned(sender: Any, *args: Any, signal: Any, **_: Any) -> None:
         mine = sorted(tp.partition for tp in args[0] if tp.topic == RESULTS)
         say(f"tracker worker: assigned partitions {mine} of {RESULTS}")
+        if health is not None and metrics is not None:
+            health.phase = "recovering"
+            metrics.rebalances.inc()
 
     def revoked(sender: Any, *args: Any, signal: Any, **_: Any) -> None:
-        processor.forget()
+        pipeline.processor.forget()
         progress.forget()
+        if health is not None:
+            health.phase = "joining the group"
+
+    async def recovered(*_: Any, **__: Any) -> None:
+        if health is not None:
+            health.phase = "running"
 
     # weak=False: a signal holds weak references by default, and these closures have no other owner.
     # mode's SignalHandlerT spells its signal argument as a string mypy cannot match: hence the ignores.
     app.on_partitions_assigned.connect(assigned, weak=False)  # type: ignore[arg-type]
     app.on_partitions_revoked.connect(revoked, weak=False)  # type: ignore[arg-type]
+    app.on_rebalance_complete.connect(recovered, weak=False)
     return app
+
+
+def _without_arguments(run: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+    """``run`` as a task that takes no argument (Faust passes the app to a task whose signature has parameters)."""
+
+    async def task() -> None:
+        await run()
+
+    return task
 
 
 def run_worker(settings: WorkerSettings, *, say: Callable[[str], None] | None = None) -> int:
     """Run a worker until SIGTERM/SIGINT; return the process exit code.
 
-    Creates the missing topics first (with ``settings.partitions``
-    partitions), or waits for them (``settings.wait_for_topics``).  Raises
+    Serves its health endpoint first (with ``settings.health_port``), then
+    creates the missing topics (with ``settings.partitions`` partitions), or
+    waits for them (``settings.wait_for_topics``).  Raises
     :class:`~tracker.kafka.topics.BrokerError` when the broker cannot be
-    reached, refuses the credentials, or the topics do not come.
+    reached, refuses the credentials, or the topics do not come, and
+    :class:`~tracker.kafka._faust_patch.UnverifiedFaust` for a Faust release
+    the worker was not verified on.
     """
+    check_version()
     say = say or _say
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    metrics = WorkerMetrics(Health(settings.stall_after))
+    server = None
+    if settings.health_port is not None:
+        server = loop.run_until_complete(
+            health_server(metrics.health, metrics, settings.health_host, settings.health_port)
+        )
+        say(f"tracker worker: health on http://{settings.health_host}:{bound_port(server)}/healthz")
+    try:
+        return _run(settings, loop, metrics, say)
+    finally:
+        if server is not None and not loop.is_closed():  # Faust closes the loop when it stops
+            server.close()
+
+
+def _run(
+    settings: WorkerSettings, loop: asyncio.AbstractEventLoop, metrics: WorkerMetrics, say: Callable[[str], None]
+) -> int:
+    health = metrics.health
     security, wait = settings.security, settings.broker_wait
     if settings.wait_for_topics is not None:
+        health.phase = "waiting for the topics"
         say(f"tracker worker: waiting up to {settings.wait_for_topics:g} s for the topics at {settings.broker}")
         in_use = loop.run_until_complete(
             await_topics(
@@ -295,9 +320,13 @@ def run_worker(settings: WorkerSettings, *, say: Callable[[str], None] | None = 
         )
         if in_use != wanted:
             say(f"tracker worker: {RESULTS} has {in_use} partitions already; using {in_use}, not {wanted}")
+    health.phase = "joining the group"
     with tempfile.TemporaryDirectory(prefix="tracker-worker-") as scratch:
-        app = build_app(settings, in_use, settings.data_dir or Path(scratch), say)
-        worker = faust.Worker(app, loop=loop, loglevel=settings.loglevel, quiet=True, redirect_stdouts=False)
+        app = build_app(settings, in_use, settings.data_dir or Path(scratch), say, metrics)
+        # override_logging=False: the CLI's logging (text or JSON lines, on stderr) stays in place
+        worker = faust.Worker(
+            app, loop=loop, loglevel=settings.loglevel, quiet=True, redirect_stdouts=False, override_logging=False
+        )
         worker.spinner = None
         say(f"tracker worker: joining group {APP_ID!r} at {settings.broker} ({in_use} partitions)")
         try:
