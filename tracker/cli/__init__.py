@@ -10,13 +10,13 @@ sentence and exit non-zero, never as a traceback.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from tracker import DISTRIBUTION, __version__
 from tracker.cli.commands import cmd_check, cmd_follow, cmd_gateway, cmd_replay, cmd_standings, cmd_up, cmd_worker, err
-from tracker.config import Limits
+from tracker.cli.logs import log_options
+from tracker.config import STALL_AFTER, Limits
 from tracker.core.errors import TrackerError
 from tracker.core.events import RULES
 
@@ -101,7 +101,9 @@ def _kafka_options(p: argparse.ArgumentParser, *, topics: bool = False) -> None:
         default="PLAINTEXT",
         help="the listener's security protocol (default PLAINTEXT)",
     )
-    g.add_argument("--kafka-sasl-mechanism", choices=("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"), help="with SASL_*")
+    g.add_argument(
+        "--kafka-sasl-mechanism", choices=("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"), help="with SASL_*"
+    )
     g.add_argument("--kafka-user", metavar="NAME", help="SASL user name")
     g.add_argument(
         "--kafka-password-file",
@@ -109,7 +111,18 @@ def _kafka_options(p: argparse.ArgumentParser, *, topics: bool = False) -> None:
         help="read the SASL password from this file's first line (default: $TRACKER_KAFKA_PASSWORD; never argv)",
     )
     g.add_argument("--kafka-password", action=_RefusePassword, nargs="?", help=argparse.SUPPRESS)
+    g.add_argument(
+        "--kafka-token-file",
+        metavar="PATH",
+        help="OAUTHBEARER: the bearer token, the file's first line, read again whenever the file changes",
+    )
     g.add_argument("--kafka-ca-file", metavar="PATH", help="PEM CA bundle the broker's TLS certificate is checked with")
+    g.add_argument(
+        "--kafka-cert-file", metavar="PATH", help="PEM client certificate for a listener that asks for one (mTLS)"
+    )
+    g.add_argument(
+        "--kafka-key-file", metavar="PATH", help="PEM private key of --kafka-cert-file (unless the key is in it)"
+    )
     g.add_argument(
         "--broker-wait",
         type=float,
@@ -174,6 +187,7 @@ def parser() -> argparse.ArgumentParser:
         "--rate", type=float, help="demo pace in results per second after the first rounds (default 0.2: one every 5 s)"
     )
     _server_options(p)
+    log_options(p)
     p.set_defaults(run=cmd_up)
 
     p = sub.add_parser("replay", help="submit a TRF/PGN file's results to a running tracker")
@@ -203,6 +217,7 @@ def parser() -> argparse.ArgumentParser:
         "without it they are reported as conflicts and left as they are",
     )
     _kafka_options(p)
+    log_options(p, level="info")
     p.set_defaults(run=cmd_follow)
 
     p = sub.add_parser("worker", help="run a Faust worker (distributed deployment)")
@@ -213,12 +228,17 @@ def parser() -> argparse.ArgumentParser:
         help="partitions of the topics it creates (default 8); with --wait-for-topics, the count they must have",
     )
     p.add_argument("--data-dir", default=None, help="Faust table data directory")
-    p.add_argument(
-        "--log-level",
-        choices=("debug", "info", "warning", "error"),
-        default=os.environ.get("TRACKER_LOG_LEVEL", "warning").lower(),
-        help="what the worker logs (default warning, or TRACKER_LOG_LEVEL); info shows rebalances and recovery",
+    h = p.add_argument_group("health (/healthz, /readyz, /metrics)")
+    h.add_argument("--health-port", type=int, metavar="PORT", help="serve the health endpoints here (default: none)")
+    h.add_argument("--health-host", default="127.0.0.1", help="address of the health endpoints (default 127.0.0.1)")
+    h.add_argument(
+        "--stall-seconds",
+        type=float,
+        default=STALL_AFTER,
+        metavar="S",
+        help="/healthz fails when a partition with records to apply has not moved for S seconds (default 60)",
     )
+    log_options(p)  # info shows rebalances and recovery
     _kafka_options(p, topics=True)
     p.set_defaults(run=cmd_worker)
 
@@ -226,6 +246,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
     p.add_argument("--data-dir", default=None)
     _server_options(p)
+    log_options(p)
     _kafka_options(p, topics=True)
     p.set_defaults(run=cmd_gateway)
     return top

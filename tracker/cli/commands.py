@@ -6,21 +6,21 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import logging
 import os
 import secrets
 import sys
 import tempfile
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from tracker.cli.logs import configure_logging
 from tracker.cli.tables import print_table
-from tracker.config import Limits, ServerConfig
+from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
 from tracker.core.events import Line
@@ -30,17 +30,9 @@ from tracker.formats import state_from
 from tracker.formats.files import read_file
 from tracker.protocol import standings_json
 
-if TYPE_CHECKING:
-    from tracker.kafka.topics import KafkaSecurity
-
 console = Console(highlight=False)
 # soft_wrap: a message is one line however wide the terminal, and not cut at 80 columns when piped
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def configure_logging() -> None:
-    """The servers' one logging set-up (``up``, ``gateway``): warnings and errors, timestamped, on stderr."""
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 # -- standings ----------------------------------------------------------------
@@ -223,7 +215,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     from tracker.cli.demo import DEMO_RATE, demo_file, run_demo
     from tracker.embedded.run import run_embedded
 
-    configure_logging()
+    configure_logging(args.log_level, args.log_format)
     if args.data_dir:
         data_dir = Path(args.data_dir)
     elif args.demo:
@@ -250,20 +242,20 @@ def kafka_security(args: argparse.Namespace) -> KafkaSecurity:
     """The TLS and SASL settings of ``--kafka-*``.
 
     The password comes from the first line of ``--kafka-password-file`` or
-    from ``$TRACKER_KAFKA_PASSWORD``, never from argv (``ps`` would show it).
+    from ``$TRACKER_KAFKA_PASSWORD``, never from argv (``ps`` would show it);
+    an OAUTHBEARER token from ``--kafka-token-file``, read by the clients.
     Raises :class:`OSError` when the file cannot be read,
     :class:`TrackerError` when it is empty or the settings do not fit
     together (a password without SASL, SASL without a user).
     """
-    from tracker.kafka.topics import KafkaSecurity
-
     password: str | None = None
+    oauth = args.kafka_sasl_mechanism == "OAUTHBEARER"
     if args.kafka_password_file:
         lines = Path(args.kafka_password_file).read_text(encoding="utf-8").splitlines()
         if not lines or not lines[0]:
             raise TrackerError(f"{args.kafka_password_file}: the Kafka password file is empty")
         password = lines[0]
-    elif args.kafka_security.startswith("SASL_"):  # an exported password does not make a plaintext command fail
+    elif args.kafka_security.startswith("SASL_") and not oauth:  # an exported password breaks no plaintext command
         password = os.environ.get("TRACKER_KAFKA_PASSWORD") or None
     return KafkaSecurity(
         protocol=args.kafka_security,
@@ -271,6 +263,9 @@ def kafka_security(args: argparse.Namespace) -> KafkaSecurity:
         username=args.kafka_user,
         password=password,
         ca_file=args.kafka_ca_file,
+        cert_file=args.kafka_cert_file,
+        key_file=args.kafka_key_file,
+        token_file=args.kafka_token_file,
     )
 
 
@@ -311,6 +306,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_follow(args: argparse.Namespace) -> int:
     from tracker.follow import run_follow
 
+    configure_logging(args.log_level, args.log_format)
     token = arbiter_token(args)
     return run_follow(
         args.source,
@@ -330,8 +326,9 @@ def cmd_follow(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from tracker.kafka.worker import WorkerSettings, run_worker
+    from tracker.kafka.worker import run_worker
 
+    configure_logging(args.log_level, args.log_format)
     settings = WorkerSettings(
         args.broker,
         args.partitions,
@@ -340,6 +337,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         security=kafka_security(args),
         broker_wait=args.broker_wait,
         wait_for_topics=args.wait_for_topics,
+        health_host=args.health_host,
+        health_port=args.health_port,
+        stall_after=args.stall_seconds,
     )
     return run_worker(settings)
 
@@ -347,7 +347,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_gateway(args: argparse.Namespace) -> int:
     from tracker.kafka.feed import run_gateway
 
-    configure_logging()
+    configure_logging(args.log_level, args.log_format)
     security = kafka_security(args)
     config = server_config(args, data_dir=Path(args.data_dir or "."))
     return run_gateway(
