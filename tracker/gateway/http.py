@@ -1,18 +1,43 @@
-"""HTTP GET on the gateway's port: the JSON API, health, metrics and the pages.
+"""HTTP GET on the gateway's port: the JSON API, health, readiness, metrics and the pages.
 
 websockets answers a request for any path but ``/ws`` with the
 :class:`~websockets.http11.Response` that :meth:`Http.respond` returns,
 before any websocket handshake.  Everything here is read-only: the
 tournaments' standings as the hub has them, and the TRF of the backend's
 live state.
+
+**Probes.**  ``/healthz`` answers as soon as the port is open (the process
+is alive); ``/readyz`` answers 200 only once the gateway has started (on
+Kafka: the topics are there and the snapshots read) and while its backend
+says it is ready (on Kafka: the broker answers), else 503 with the reason.
+While the gateway is starting, ``/ws`` and the API answer 503 too.
+
+**Caching.**  Every static file (scripts, styles, images of
+:mod:`tracker.web`) is also served under a name with its content hash,
+``/static/live.3f2a9c0d1e4b.js``, with ``Cache-Control: public,
+max-age=31536000, immutable``: a CDN or a browser keeps it for a year and
+never asks again, and a new release has new names.  The pages and the
+files are served with every ``/static/NAME`` they mention rewritten to the
+hashed name (the files in :mod:`tracker.web` stay as written: there is no
+build step), and the pages with an ``ETag`` and ``Cache-Control:
+no-cache`` (a cache keeps them but asks each time; an unchanged page costs
+a 304).  A file's hash covers its own bytes and those of every file it
+mentions, directly or not, so a change anywhere below a script renames it.
+The unhashed names still answer, like the pages (``no-cache``, ``ETag``).
+The API, health and metrics are never cached (``no-store``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
 from http import HTTPStatus
 from importlib import resources
+from typing import Final
 
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -40,8 +65,17 @@ CONTENT_TYPES = {
 }
 
 
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+REVALIDATE: Final = "no-cache"
+_MENTION: Final = re.compile(rb"/static/([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.[a-z]+)")
+
+
 class Http:
-    """Answers the gateway's HTTP requests from its hub, backend and metrics."""
+    """Answers the gateway's HTTP requests from its hub, backend and metrics.
+
+    ``readiness`` says why the backend is not ready (``None``: it is);
+    ``started`` is ``False`` while the deployment starts (see :func:`tracker.gateway.serve.serve`).
+    """
 
     def __init__(
         self, config: ServerConfig, hub: Hub, backend: Backend, metrics: Metrics, connections: Callable[[], int]
@@ -51,6 +85,8 @@ class Http:
         self.backend = backend
         self.metrics = metrics
         self.connections = connections
+        self.readiness: Callable[[], str | None] = lambda: None
+        self.started = True
         self._recent_cache: dict[str, tuple[int, bytes]] = {}  # tournament → (seq, body of /recent)
 
     def respond(self, request: Request) -> Response | None:
@@ -70,6 +106,8 @@ class Http:
 
     def _get(self, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
+        if not self.started and (path == "/ws" or path.startswith("/api/")):
+            return _not_ready(f"starting: {self.readiness() or 'not serving yet'}")
         if path == "/ws":
             if not handshake_origin_allowed(request, self.config.allowed_origins):
                 return text(HTTPStatus.FORBIDDEN, "websocket connections from this page's origin are not allowed\n")
@@ -81,14 +119,25 @@ class Http:
             return self._api(parts[1:])
         if path == "/healthz":
             return as_json({"status": "ok", "version": __version__, "tournaments": len(self.hub.open_channels())})
+        if path == "/readyz":
+            return self._ready()
         if path == "/metrics":
             return text(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
         if parts[:1] == ["static"] and len(parts) == 2:
-            return static(parts[1])
+            return static(parts[1], request)
         page = PAGES.get(parts[0] if parts else "")
         if page is not None and len(parts) <= 2:
-            return static(page)
+            return static(page, request)
         return text(HTTPStatus.NOT_FOUND, "not found\n")
+
+    def _ready(self) -> Response:
+        """``/readyz``: 200 once started while the backend is ready, else 503 with the reason."""
+        reason = self.readiness()
+        if not self.started:
+            reason = f"starting: {reason or 'not serving yet'}"
+        if reason is not None:
+            return _not_ready(reason)
+        return as_json({"status": "ready", "version": __version__})
 
     def _api(self, parts: list[str]) -> Response:
         if parts == ["tournaments"]:
@@ -135,12 +184,12 @@ class Http:
             return as_json({"error": f"no TRF export: {exc}"}, HTTPStatus.CONFLICT)
 
 
-def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+def _response(status: HTTPStatus, body: bytes, content_type: str, cache: str = "no-store") -> Response:
     headers = Headers(
         [
             ("Content-Type", content_type),
             ("Content-Length", str(len(body))),
-            ("Cache-Control", "no-store"),
+            ("Cache-Control", cache),
             ("X-Content-Type-Options", "nosniff"),
             ("Connection", "close"),
         ]
@@ -162,18 +211,111 @@ def text(status: HTTPStatus, body: str, content_type: str = "text/plain; charset
     return _response(status, body.encode(), content_type)
 
 
-def static(name: str) -> Response:
-    """A file of :mod:`tracker.web`; the pages carry their content security policy as headers too."""
-    suffix = name[name.rfind(".") :] if "." in name else ""
-    if "/" in name or name.startswith(".") or suffix not in CONTENT_TYPES:
+def _not_ready(reason: str) -> Response:
+    response = as_json({"status": "not ready", "reason": reason}, HTTPStatus.SERVICE_UNAVAILABLE)
+    response.headers["Retry-After"] = "5"
+    return response
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """A file of :mod:`tracker.web` as served: its bytes (mentions rewritten), content type, ETag, hashed name."""
+
+    name: str
+    body: bytes
+    content_type: str
+    etag: str
+    hashed: str | None
+    """``stem.HASH.ext`` for a static file, ``None`` for a page (pages keep their addresses)."""
+
+
+def _suffix(name: str) -> str:
+    return name[name.rfind(".") :] if "." in name else ""
+
+
+@cache
+def assets() -> dict[str, Asset]:
+    """Every servable file of :mod:`tracker.web`, by its name and (static files) by its hashed name.
+
+    Read once per process: a release's files do not change under a running server.
+    """
+    root = resources.files("tracker.web")
+    return build_assets(
+        {
+            entry.name: entry.read_bytes()
+            for entry in root.iterdir()
+            if entry.is_file() and not entry.name.startswith(".") and _suffix(entry.name) in CONTENT_TYPES
+        }
+    )
+
+
+def build_assets(raw: dict[str, bytes]) -> dict[str, Asset]:
+    """The files ``raw`` (name → bytes) as served: by name and (static files) by hashed name."""
+    mentions = {name: {m.decode() for m in _MENTION.findall(data)} & raw.keys() for name, data in raw.items()}
+
+    def reachable(name: str) -> list[str]:
+        seen, todo = {name}, [name]
+        while todo:
+            for other in mentions[todo.pop()]:
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        return sorted(seen)
+
+    hashed: dict[str, str] = {}
+    for name in raw:
+        if _suffix(name) != ".html":
+            digest = hashlib.sha256()
+            for part in reachable(name):  # this file's bytes and those of every file it mentions, directly or not
+                digest.update(part.encode() + b"\0" + raw[part] + b"\0")
+            stem, suffix = name[: -len(_suffix(name))], _suffix(name)
+            hashed[name] = f"{stem}.{digest.hexdigest()[:12]}{suffix}"
+
+    def rewrite(match: re.Match[bytes]) -> bytes:
+        name = match.group(1).decode()
+        return f"/static/{hashed[name]}".encode() if name in hashed else match.group(0)
+
+    found: dict[str, Asset] = {}
+    for name, data in raw.items():
+        body = _MENTION.sub(rewrite, data)
+        asset = Asset(
+            name, body, CONTENT_TYPES[_suffix(name)], f'"{hashlib.sha256(body).hexdigest()[:16]}"', hashed.get(name)
+        )
+        found[name] = asset
+        if asset.hashed is not None:
+            found[asset.hashed] = asset
+    return found
+
+
+def static_url(name: str) -> str:
+    """The address a page uses for the static file ``name`` (its hashed name).  Raises ``KeyError`` for none."""
+    hashed = assets()[name].hashed
+    if hashed is None:
+        raise KeyError(f"{name} is a page, not a static file")
+    return f"/static/{hashed}"
+
+
+def static(name: str, request: Request | None = None) -> Response:
+    """A file of :mod:`tracker.web` (see the module docstring for its caching); the pages carry their CSP as headers.
+
+    ``request``'s ``If-None-Match`` gets a 304 when it names the file's ETag.
+    """
+    asset = assets().get(name) if "/" not in name and not name.startswith(".") else None
+    if asset is None:
         return text(HTTPStatus.NOT_FOUND, "not found\n")
-    try:
-        data = resources.files("tracker.web").joinpath(name).read_bytes()
-    except (FileNotFoundError, ModuleNotFoundError, IsADirectoryError):
-        return text(HTTPStatus.NOT_FOUND, "not found\n")
-    response = _response(HTTPStatus.OK, data, CONTENT_TYPES[suffix])
-    if suffix == ".html":
+    immutable = asset.hashed == name
+    if request is not None and not immutable and asset.etag in _etags(request.headers.get("If-None-Match", "")):
+        headers = Headers([("ETag", asset.etag), ("Cache-Control", REVALIDATE), ("Connection", "close")])
+        return Response(HTTPStatus.NOT_MODIFIED.value, HTTPStatus.NOT_MODIFIED.phrase, headers, b"")
+    response = _response(HTTPStatus.OK, asset.body, asset.content_type, IMMUTABLE if immutable else REVALIDATE)
+    response.headers["ETag"] = asset.etag
+    if _suffix(name) == ".html":
         # the pages' own policy again as headers; no frame restriction: OBS shows the overlay in a frame
         response.headers["Content-Security-Policy"] = PAGE_POLICY
         response.headers["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def _etags(header: str) -> set[str]:
+    """The entity tags of an ``If-None-Match`` header (weak ones compared as strong: the bodies are exact)."""
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}

@@ -6,9 +6,12 @@ the websocket protocol, HTTP, and arbiters' projections; it is the
 
 :func:`serve` is the whole life of a server: attach the backend (which
 installs the standings it already holds), listen, run the deployment's
-background work (the Kafka feed, the demo), and on SIGTERM or SIGINT stop
-accepting, stop the background work, close clients with 1001 (going away),
-stop the projections and wait for slow clients being dropped.  The
+start-up work if it has any (Kafka: wait for the topics, read the
+snapshots) while ``/healthz`` already answers and ``/readyz``, ``/ws`` and
+the API say 503 with the reason, then its background work (the Kafka feed,
+the demo), and on SIGTERM or SIGINT stop accepting, stop the background
+work, close clients with 1001 (going away), stop the projections and wait
+for slow clients being dropped.  The
 deployment's own resources (journal, Kafka clients) are opened and closed by
 its caller around :func:`serve`.
 """
@@ -129,14 +132,22 @@ async def serve(
     say: Callable[[str], None] = print,
     metrics: Metrics | None = None,
     background: Callable[[int], Coroutine[Any, Any, object]] | None = None,
+    starting: Callable[[int], Coroutine[Any, Any, object]] | None = None,
+    readiness: Callable[[], str | None] | None = None,
 ) -> None:
     """Serve ``backend`` until SIGTERM/SIGINT (see the module docstring).
 
+    ``starting``, when given, runs with the bound port once it is bound and before the
+    server serves (``listening on`` is printed after it); if it fails, the
+    server shuts down and its exception is raised.  ``readiness`` says why
+    the server is not ready (``None``: ready) for ``/readyz``, once started.
     ``background``, when given, is started with the bound port once the
-    server listens and cancelled on shutdown, before clients are closed; if
+    server serves and cancelled on shutdown, before clients are closed; if
     it fails, the server shuts down and its exception is raised.
     """
     gateway = Gateway(config, backend, metrics)
+    if readiness is not None:
+        gateway.http.readiness = readiness
     backend.attach(gateway)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -145,6 +156,15 @@ async def serve(
     try:
         async with gateway.server() as server:
             port = bound_port(server)
+            if starting is not None:
+                try:
+                    serving = await _started(gateway, starting(port), stop)
+                except BaseException:
+                    await _shut(server, gateway)
+                    raise
+                if not serving:  # SIGTERM while starting
+                    await _shut(server, gateway)
+                    return
             say(f"{name}: listening on http://{config.host}:{port}/ (websocket ws://{config.host}:{port}/ws)")
             task = asyncio.create_task(background(port), name=f"{name}-background") if background else None
             if task is not None:  # background work that fails stops the server, and its error is raised
@@ -155,12 +175,38 @@ async def serve(
                 task.cancel()
                 with suppress(asyncio.CancelledError):
                     await task
-            server.close(close_connections=True)
-            await server.wait_closed()
-            await gateway.aclose()
+            await _shut(server, gateway)
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+
+
+async def _shut(server: Server, gateway: Gateway) -> None:
+    server.close(close_connections=True)
+    await server.wait_closed()
+    await gateway.aclose()
+
+
+async def _started(gateway: Gateway, starting: Coroutine[Any, Any, object], stop: asyncio.Event) -> bool:
+    """Run ``starting`` while the HTTP side says the gateway is starting; ``False`` when stopped meanwhile.
+
+    Raises what ``starting`` raised.
+    """
+    gateway.http.started = False
+    task = asyncio.create_task(starting, name="gateway-starting")
+    stopped = asyncio.create_task(stop.wait(), name="gateway-stop")
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if not task.done():
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+        return False
+    task.result()  # raises what starting raised
+    gateway.http.started = True
+    return True
 
 
 def deflate() -> ServerPerMessageDeflateFactory:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import Any, Final
 
 import msgspec
@@ -119,7 +119,7 @@ class KafkaBackend:
     """
 
     def __init__(self, producer: Any, *, outcome_timeout: float = OUTCOME_TIMEOUT) -> None:
-        self.producer = producer
+        self.producer = producer  # None until the gateway has started (it serves no submit before)
         self.outcome_timeout = outcome_timeout
         self.sink: Sink | None = None
         self._installed: dict[str, StandingsPayload] = {}
@@ -191,6 +191,14 @@ class KafkaBackend:
         """A worker rejected the event: reject the oldest submit of it with the worker's code and reason."""
         verdict = self._oldest(tournament, event_id)
         if verdict is not None:
+            log.info(
+                "submitted event %s of %s rejected by a worker (%s): %s",
+                event_id,
+                tournament,
+                code,
+                reason,
+                extra={"tournament": tournament, "event_id": event_id, "code": code},
+            )
             verdict.set_exception(EventRejected(reason, code=code))
 
     def _oldest(self, tournament: str, event_id: str) -> asyncio.Future[int] | None:
@@ -368,6 +376,33 @@ async def _consumer(broker: str, security: KafkaSecurity, wait: float) -> AsyncI
         yield consumer
 
 
+BROKER_CHECK: Final = 5.0
+"""Seconds between two asks whether the broker answers (for ``/readyz``)."""
+
+
+class Status:
+    """What ``/readyz`` says of a Kafka gateway: where its start is, and whether the broker answers."""
+
+    def __init__(self) -> None:
+        self.phase: str | None = "connecting to the broker"
+        self.broker_problem: str | None = None
+
+    def reason(self) -> str | None:
+        """Why the gateway is not ready (``None``: it is)."""
+        return self.phase or self.broker_problem
+
+    async def watch(self, consumer: Any, *, every: float = BROKER_CHECK) -> None:
+        """Ask the broker for its metadata every ``every`` seconds until cancelled; note when it does not answer."""
+        while True:
+            try:
+                async with asyncio.timeout(2 * every):
+                    await consumer.topics()  # a metadata request
+                self.broker_problem = None
+            except Exception as exc:  # not an error of the gateway's: it keeps serving what it has
+                self.broker_problem = f"the Kafka broker does not answer ({exc!r})"
+            await asyncio.sleep(every)
+
+
 async def serve_gateway(
     broker: str,
     config: ServerConfig,
@@ -380,32 +415,59 @@ async def serve_gateway(
 ) -> None:
     """Serve until SIGTERM/SIGINT: bootstrap from the snapshots, then follow the standings.
 
-    Creates the missing topics first, or with ``wait_for_topics`` (seconds)
-    waits that long for an operator's job to create them.  Raises
+    The port opens first (``/healthz`` answers, ``/readyz`` says what the
+    gateway waits for); then it creates the missing topics, or with
+    ``wait_for_topics`` (seconds) waits that long for an operator's job to
+    create them, and reads the snapshots; only then does it serve.  Raises
     :class:`BrokerError` when the broker cannot be reached within ``wait``
     seconds, refuses the credentials, or the topics do not come.
     """
-    if wait_for_topics is None:
-        await ensure_topics(broker, security=security, wait=wait)
-    else:
-        say(f"tracker gateway: waiting up to {wait_for_topics:g} s for the topics at {broker}")
-        await await_topics(broker, wait_for_topics, security=security, wait=wait)
     metrics = Metrics("gateway")
-    async with (
-        results_producer(broker, security=security, wait=wait) as producer,
-        _consumer(broker, security, wait) as live,
-    ):
-        backend = KafkaBackend(producer, outcome_timeout=outcome_timeout)
-        metrics.gauges["tracker_kafka_submits_waiting"] = lambda: backend.waiting
-        feed = Feed(backend, metrics)
-        async with _consumer(broker, security, wait) as boot:
-            installed = await feed.start(live, boot)
-        say(f"tracker gateway: {installed} tournaments from {SNAPSHOTS}; following {STANDINGS} at {broker}")
+    status = Status()
+    backend = KafkaBackend(None, outcome_timeout=outcome_timeout)
+    metrics.gauges["tracker_kafka_submits_waiting"] = lambda: backend.waiting
+    feed = Feed(backend, metrics)
+    async with AsyncExitStack() as clients:
+        live: Any = None
+
+        async def start(port: int) -> None:
+            nonlocal live
+            if wait_for_topics is None:
+                await ensure_topics(broker, security=security, wait=wait)
+            else:
+                status.phase = "waiting for the topics"
+                say(
+                    f"tracker gateway: waiting up to {wait_for_topics:g} s for the topics at {broker}"
+                    f" (/healthz and /readyz on http://{config.host}:{port}/)"
+                )
+                await await_topics(broker, wait_for_topics, security=security, wait=wait)
+            backend.producer = await clients.enter_async_context(results_producer(broker, security=security, wait=wait))
+            live = await clients.enter_async_context(_consumer(broker, security, wait))
+            status.phase = f"reading {SNAPSHOTS}"
+            async with _consumer(broker, security, wait) as boot:
+                installed = await feed.start(live, boot)
+            status.phase = None
+            say(f"tracker gateway: {installed} tournaments from {SNAPSHOTS}; following {STANDINGS} at {broker}")
 
         async def follow(port: int) -> None:
-            await feed.run(live)
+            watcher = asyncio.create_task(status.watch(live), name="gateway-broker-watch")
+            try:
+                await feed.run(live)  # what it raises stops the gateway, as itself (not in a group)
+            finally:
+                watcher.cancel()
+                with suppress(asyncio.CancelledError):
+                    await watcher
 
-        await serve(config, backend, name="tracker gateway", say=say, metrics=metrics, background=follow)
+        await serve(
+            config,
+            backend,
+            name="tracker gateway",
+            say=say,
+            metrics=metrics,
+            background=follow,
+            starting=start,
+            readiness=status.reason,
+        )
 
 
 def run_gateway(
