@@ -10,6 +10,11 @@ front's port.  A client that sends anything but ``ApiVersions`` before it
 authenticated is disconnected, as a SASL listener does.  So the clients'
 real TLS and SASL code runs against a real Kafka-protocol broker.
 
+``--client-ca`` makes the TLS listener require a client certificate signed
+by that CA (mTLS); ``--sasl OAUTHBEARER`` checks the bearer token against
+the first line of ``--password-file``, read again at every login (so a test
+can rotate it), and prints ``token accepted: TOKEN`` for each login.
+
 Prints ``secure front ready`` once it listens.
 """
 
@@ -87,8 +92,11 @@ class Scram:
 
 
 class Front:
-    def __init__(self, upstream: int, mechanism: str | None, user: str, password: str) -> None:
+    def __init__(
+        self, upstream: int, mechanism: str | None, user: str, password: str, password_file: str | None = None
+    ) -> None:
         self.upstream, self.mechanism, self.user, self.password = upstream, mechanism, user, password
+        self.password_file = password_file
 
     async def serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         try:
@@ -138,7 +146,14 @@ class Front:
                 return False  # a SASL listener takes nothing else before the login
             (size,) = struct.unpack(">i", body[:4])
             token = body[4 : 4 + size].decode()
-            if scram is None:  # PLAIN: authzid NUL user NUL password
+            if self.mechanism == "OAUTHBEARER":  # RFC 7628: gs2 header, then kvpairs separated by \x01
+                fields = dict(kv.split("=", 1) for kv in token.split("\x01")[1:] if "=" in kv)
+                bearer = fields.get("auth", "").removeprefix("Bearer ")
+                expected = Path(self.password_file).read_text().splitlines()[0] if self.password_file else ""  # noqa: ASYNC240
+                ok, reply, done = bearer == expected, "", True
+                if ok:
+                    print(f"token accepted: {bearer}", flush=True)
+            elif scram is None:  # PLAIN: authzid NUL user NUL password
                 _, user, password = token.split("\0")
                 ok, reply, done = (user == self.user and password == self.password), "", True
             else:
@@ -174,7 +189,8 @@ async def main() -> None:
     parser.add_argument("--upstream", type=int, required=True)
     parser.add_argument("--cert")
     parser.add_argument("--key")
-    parser.add_argument("--sasl", choices=["PLAIN", *HASHES])
+    parser.add_argument("--sasl", choices=["PLAIN", "OAUTHBEARER", *HASHES])
+    parser.add_argument("--client-ca", help="require a client certificate signed by this CA (mTLS)")
     parser.add_argument("--user", default="tracker")
     parser.add_argument("--password-file")
     args = parser.parse_args()
@@ -182,8 +198,11 @@ async def main() -> None:
     if args.cert:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(args.cert, args.key)
+        if args.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.client_ca)
     password = Path(args.password_file).read_text().strip() if args.password_file else ""  # noqa: ASYNC240
-    front = Front(args.upstream, args.sasl, args.user, password)
+    front = Front(args.upstream, args.sasl, args.user, password, args.password_file)
     server = await asyncio.start_server(front.serve, "127.0.0.1", args.listen, ssl=context)
     print("secure front ready", flush=True)
     async with server:
