@@ -5,7 +5,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: demo test check lint typecheck imports schema bench soak chaos screenshots browser clean
+CHECKOV_VENV ?= .venv-checkov
+
+.PHONY: demo test check lint typecheck imports schema bench soak chaos screenshots browser clean checkov cluster wheel
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,5 +57,29 @@ chaos: $(VENV)/.installed
 screenshots: $(VENV)/.installed browser
 	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py tests/web/test_stakes_pages.py -k 'screenshots or stakes or cue'
 
+# checkov in a virtual environment of its own: it pins packaging<24, which pytest (packaging>=24) cannot share
+$(CHECKOV_VENV)/.installed: deploy/checkov-requirements.txt
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install -q --upgrade pip
+	$(CHECKOV_VENV)/bin/python -m pip install -q -r deploy/checkov-requirements.txt
+	touch $@
+
+# the Dockerfile and the Kubernetes manifests against checkov's policies (each skip is justified in its manifest)
+checkov: $(CHECKOV_VENV)/.installed
+	$(CHECKOV_VENV)/bin/checkov -d deploy --skip-download --compact --quiet
+
+# the distributed deployment on this machine without Docker: the test broker, one worker, two gateways (Ctrl-C stops all)
+cluster: $(VENV)/.installed
+	$(BIN)/tracker cluster
+
+# the wheel, installed in a fresh virtual environment of its own, runs: what `pip install koya-tracker` gets
+wheel: $(VENV)/.installed
+	rm -rf dist build/wheel-venv
+	$(PY) -m pip wheel -q --no-deps --wheel-dir dist .
+	$(PYTHON) -m venv build/wheel-venv
+	build/wheel-venv/bin/python -m pip install -q dist/koya_tracker-*.whl
+	cd build && wheel-venv/bin/tracker --version
+	cd build && wheel-venv/bin/tracker standings "$$(wheel-venv/bin/python -c 'from importlib.resources import files; print(files("tracker.data") / "sinquefield-cup-2021.trf")')" --after-round 3
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) .pytest_cache .mypy_cache .ruff_cache build dist

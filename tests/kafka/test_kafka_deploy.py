@@ -91,7 +91,8 @@ def test_compose_runs_kraft_kafka_a_topic_job_two_workers_and_a_healthy_gateway(
         assert service["depends_on"]["topics"]["condition"] == "service_completed_successfully"
         assert service["build"]["dockerfile"] == "deploy/Dockerfile"
         assert "healthcheck" in service
-    assert any("/healthz" in part for part in gateway["healthcheck"]["test"])
+    assert any("/readyz" in part for part in gateway["healthcheck"]["test"])  # healthy once it serves
+    assert any(":8081/healthz" in part for part in worker["healthcheck"]["test"])  # the worker's health port
     # compose refuses to start without a token, and says how to set one
     assert re.fullmatch(r"\$\{TRACKER_TOKEN:\?set TRACKER_TOKEN.*\}", gateway["environment"]["TRACKER_TOKEN"])
 
@@ -180,7 +181,7 @@ def test_workers_and_gateways_request_resources_and_the_service_selects_the_gate
     gateway = docs["Deployment", "tracker-gateway"]["spec"]["template"]
     service = docs["Service", "tracker-gateway"]["spec"]
     assert service["selector"].items() <= gateway["metadata"]["labels"].items()
-    assert gateway["spec"]["containers"][0]["readinessProbe"]["httpGet"]["path"] == "/healthz"
+    assert gateway["spec"]["containers"][0]["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert docs["Deployment", "tracker-worker"]["spec"]["replicas"] >= 2
     config = docs["ConfigMap", "tracker"]["data"]
     assert config["TRACKER_BROKER"].startswith("kafka://")
@@ -213,7 +214,7 @@ def test_kubernetes_workers_and_gateways_wait_for_the_topic_job_and_read_the_kaf
         pod = docs[kind, name]["spec"]["template"]["spec"]
         container = pod["containers"][0]
         volumes = {v["name"]: v for v in pod["volumes"]}
-        (mount,) = container["volumeMounts"]
+        (mount,) = [m for m in container["volumeMounts"] if m["name"] == "kafka-credentials"]
         secret = volumes[mount["name"]]["secret"]
         assert secret["secretName"] == "tracker-kafka" and mount["readOnly"] is True
         assert secret["defaultMode"] & 0o007 == 0, "the credentials are not world-readable"
