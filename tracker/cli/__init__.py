@@ -14,7 +14,17 @@ import sys
 from collections.abc import Sequence
 
 from tracker import DISTRIBUTION, __version__
-from tracker.cli.commands import cmd_check, cmd_follow, cmd_gateway, cmd_replay, cmd_standings, cmd_up, cmd_worker, err
+from tracker.cli.commands import (
+    cmd_check,
+    cmd_cluster,
+    cmd_follow,
+    cmd_gateway,
+    cmd_replay,
+    cmd_standings,
+    cmd_up,
+    cmd_worker,
+    err,
+)
 from tracker.cli.logs import log_options
 from tracker.config import STALL_AFTER, Limits
 from tracker.core.errors import TrackerError
@@ -249,6 +259,20 @@ def parser() -> argparse.ArgumentParser:
     log_options(p)
     _kafka_options(p, topics=True)
     p.set_defaults(run=cmd_gateway)
+
+    p = sub.add_parser(
+        "cluster", help="the distributed deployment on this machine: the test broker, one worker, two gateways"
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument(
+        "--port", type=int, default=8080, help="the first gateway's port; the second takes the next (0: free)"
+    )
+    p.add_argument("--broker-port", type=int, default=0, metavar="PORT", help="the broker's port (default: a free one)")
+    p.add_argument("--partitions", type=int, default=4)
+    p.add_argument("--token", help="arbiter token (default: $TRACKER_TOKEN, else one is generated and printed)")
+    _token_file_option(p)
+    log_options(p)
+    p.set_defaults(run=cmd_cluster)
     return top
 
 

@@ -344,6 +344,24 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return run_worker(settings)
 
 
+def cmd_cluster(args: argparse.Namespace) -> int:
+    """``tracker cluster``: the test broker, a worker and two gateways until Ctrl-C (:mod:`tracker.cli.cluster`)."""
+    from tracker.cli.cluster import ClusterSettings, run_cluster
+
+    token = arbiter_token(args)
+    if token and len(token) < MIN_TOKEN_LENGTH:
+        raise TrackerError(f"the arbiter token must be at least {MIN_TOKEN_LENGTH} characters long")
+    settings = ClusterSettings(
+        host=args.host,
+        port=args.port,
+        broker_port=args.broker_port,
+        partitions=args.partitions,
+        token=token,
+        log_format=args.log_format,
+    )
+    return run_cluster(settings)
+
+
 def cmd_gateway(args: argparse.Namespace) -> int:
     from tracker.kafka.feed import run_gateway
 
