@@ -25,7 +25,7 @@ import msgspec
 
 from tracker.core.errors import FormatError
 from tracker.core.events import Rules
-from tracker.formats import TournamentFile
+from tracker.formats.base import TournamentFile
 
 #: A well-formed UTF-8 sequence of two to four bytes (RFC 3629, no surrogates, no overlongs).
 _UTF8_MULTIBYTE: Final = re.compile(

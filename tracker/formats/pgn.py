@@ -32,7 +32,7 @@ import chess.pgn
 
 from tracker.core.errors import FormatError
 from tracker.core.events import Event, Format, GameResult, Player, ResultRecorded, TournamentOpened
-from tracker.formats import TournamentFile, check_characters, checked_file, file_stem, game_id, tournament_id_for
+from tracker.formats.base import TournamentFile, check_characters, checked_file, file_stem, game_id, tournament_id_for
 
 _RESULTS: Final[dict[str, GameResult | None]] = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "*": None}
 _ROUND: Final = re.compile(r"\s*([0-9]{1,3})(?:\.[0-9]+)*\s*")

@@ -90,7 +90,7 @@ from tracker.core.events import (
 )
 from tracker.core.standings import standings
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
-from tracker.formats import (
+from tracker.formats.base import (
     TournamentFile,
     bye_id,
     check_characters,
