@@ -106,3 +106,15 @@ class Seeking(Earliest):
 
 async def _nothing() -> None:
     return None
+
+
+def test_the_worker_refuses_a_faust_release_it_was_not_verified_on() -> None:
+    import faust
+    import pytest
+
+    from tracker.kafka._faust_patch import VERIFIED, UnverifiedFaust, check_version
+
+    check_version()  # the installed release is a verified one (pyproject pins it)
+    assert faust.__version__ in VERIFIED
+    with pytest.raises(UnverifiedFaust, match=r"faust-streaming 0\.16\.0 is installed, .* verified on 0\.15\.3 only"):
+        check_version("0.16.0")
