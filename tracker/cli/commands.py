@@ -363,7 +363,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:
-    from tracker.kafka.feed import run_gateway
+    from tracker.kafka.run import run_gateway
 
     configure_logging(args.log_level, args.log_format)
     security = kafka_security(args)

@@ -17,12 +17,18 @@ worker at a time::
 - :mod:`tracker.kafka.topics`: topic names, broker URLs, topic creation.
 - :mod:`tracker.kafka.processing`: what a worker does with one record,
   without Kafka (the table value, the records to produce).
-- :mod:`tracker.kafka.worker`: the Faust app (``tracker worker``).
+- :mod:`tracker.kafka.worker`: the Faust app (``tracker worker``), whose
+  agent is :mod:`tracker.kafka.agent` (decode → apply → store → publish, a
+  batch at a time, testable without Faust) and whose health endpoint and
+  metrics are :mod:`tracker.kafka.health`.
 - :mod:`tracker.kafka.progress`, :mod:`tracker.kafka.publisher` and
   :mod:`tracker.kafka._faust_patch`: which records were applied, publishing
-  after the flush, and the one place that touches Faust internals.
-- :mod:`tracker.kafka.feed`: the Kafka backend of the shared gateway
-  (``tracker gateway``).
+  after the flush, and the one place that touches Faust internals (import-linter
+  lets only the worker import it).
+- :mod:`tracker.kafka.feed`: the Kafka backend of the shared gateway, and
+  :mod:`tracker.kafka.run` its life (``tracker gateway``), as
+  :mod:`tracker.embedded.processor` and :mod:`tracker.embedded.run` are
+  ``tracker up``'s.
 - :mod:`tracker.kafka.producer`: producing events directly
   (``tracker replay --broker``).
 
