@@ -220,6 +220,27 @@ class Tournament:
             return (False, 0)
         return (False, self.line_games(0))
 
+    def scenario(self) -> Tournament:
+        """A copy to play hypothetical results on (the standings "if the games ended now").
+
+        Changing the copy never changes ``self``: the running sums and the entries' tables are copied
+        (entries themselves are replaced, never changed, so they are shared).  The ids of the events
+        applied are not copied: a scenario's own events cannot be re-deliveries.
+        """
+        c = object.__new__(Tournament)
+        for name in Tournament.__slots__:
+            setattr(c, name, getattr(self, name))
+        c.entries = [dict(e) for e in self.entries]
+        for name in ("score", "adjusted", "games", "wins", "pair_units", "pair_games", "sb", "withdrawn"):
+            setattr(c, name, list(getattr(self, name)))
+        c.round_entries = dict(self.round_entries)
+        c.applied = {}
+        c.results_cache = list(self.results_cache)
+        c.qualified = {limit: list(q) for limit, q in self.qualified.items()}
+        c.ks = {limit: list(k) for limit, k in self.ks.items()}
+        c.de_places = dict(self.de_places)
+        return c
+
     # -- queries --------------------------------------------------------------
 
     def player(self, start_no: int) -> int:

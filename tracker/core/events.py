@@ -211,7 +211,58 @@ class PlayerWithdrawn(
 Event = TournamentOpened | ResultRecorded | ResultCorrected | ResultVoided | ByeRecorded | ByeVoided | PlayerWithdrawn
 GameEvent = ResultRecorded | ResultCorrected | ResultVoided
 
+# -- boards: games in progress (never in the crosstable) ----------------------------------------
+
+PerMille = Annotated[int, msgspec.Meta(ge=0, le=1000)]
+Seconds = Annotated[float, msgspec.Meta(ge=0, le=86_400)]
+
+
+class Evaluation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A position's evaluation from White's side: centipawns (``cp``) or a forced mate in ``mate`` moves
+    (positive: White mates), and/or a win/draw/loss estimate in per mille (``wdl``, summing to 1000)."""
+
+    cp: Annotated[int, msgspec.Meta(ge=-100_000, le=100_000)] | None = None
+    mate: Annotated[int, msgspec.Meta(ge=-500, le=500)] | None = None
+    wdl: tuple[PerMille, PerMille, PerMille] | None = None
+
+
+class EvalSource(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Where an evaluation comes from: the feed's own ``[%eval]`` (``kind`` ``feed``) or a UCI engine
+    (``engine``: its name, and the depth it reached)."""
+
+    kind: Literal["feed", "engine"] = "feed"
+    engine: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    depth: Annotated[int, msgspec.Meta(ge=0, le=999)] | None = None
+
+
+class BoardUpdated(msgspec.Struct, frozen=True, tag="board_updated", tag_field="type", forbid_unknown_fields=True):
+    """A game of ``round`` between ``white`` and ``black`` is being played: where it stands now.
+
+    ``ply`` half-moves played, ``last_move`` in SAN, ``fen`` the position, the clocks (seconds left)
+    when the source gives them, the ``evaluation`` and its ``source`` when known.  A board never
+    touches the crosstable: it is kept apart from the results (the newest per game), a result for the
+    game ends it, and a board for a game that already has a result is refused.
+    """
+
+    id: EventId
+    tournament: TournamentId
+    round: RoundNo
+    white: StartNo
+    black: StartNo
+    ply: Annotated[int, msgspec.Meta(ge=0, le=2000)] = 0
+    last_move: Annotated[str, msgspec.Meta(max_length=12)] = ""
+    fen: Annotated[str, msgspec.Meta(max_length=100)] = ""
+    white_clock: Seconds | None = None
+    black_clock: Seconds | None = None
+    evaluation: Evaluation | None = None
+    source: EvalSource | None = None
+
+
+#: Everything a client may submit: an event of the results log, or a board (which never enters it).
+Submitted = Event | BoardUpdated
+
 _decoder: Final = msgspec.json.Decoder(Event)
+_board_decoder: Final = msgspec.json.Decoder(BoardUpdated)
 _encoder: Final = msgspec.json.Encoder(decimal_format="number")
 
 
@@ -244,3 +295,18 @@ def event_from_builtins(obj: object) -> Event:
 def encode_event(event: Event) -> bytes:
     """The event's canonical JSON (points as JSON numbers)."""
     return _encoder.encode(event)
+
+
+def decode_board(data: bytes | str) -> BoardUpdated:
+    """Decode one ``board_updated`` from JSON; raises :class:`DecodeError` as :func:`decode_event` does."""
+    try:
+        return _board_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise DecodeError(f"invalid board: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"malformed JSON: {exc}") from None
+
+
+def encode_board(board: BoardUpdated) -> bytes:
+    """The board's canonical JSON."""
+    return _encoder.encode(board)

@@ -29,13 +29,20 @@ order).  Per player the simulation counts, as fractions of the runs:
 * ``playoff``: tied for the most points (only when the tournament declares
   a play-off for 1st).
 
-The random numbers come from SplitMix64 seeded by ``seed`` (the core
-imports no ``random``): the same tournament and seed always give the same
-chances, on every platform.  Identical outcome vectors are ranked once.
+A game in progress (``boards``) is drawn from its board's win/draw/loss
+instead of the ratings (the live chances of :mod:`tracker.core.live`).
+
+The random numbers come from SplitMix64 (the core imports no ``random``),
+one stream per game started from ``seed`` and the game's start numbers: the
+same tournament and seed always give the same chances, on every platform,
+and a game decided since leaves every other game's draws as they were.
+Identical outcome vectors are counted, then ranked and tallied once each.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -89,20 +96,28 @@ def game_probabilities(
     return win, draw, max(0.0, 1.0 - win - draw)
 
 
-class _SplitMix64:
-    """SplitMix64 (Steele, Lea, Flood 2014): a tiny, portable, seeded generator."""
+def _draws(seed: int, white: int, black: int, runs: int) -> list[float]:
+    """``runs`` floats in [0, 1) for one game, from SplitMix64 started at a point of its own.
 
-    def __init__(self, seed: int) -> None:
-        self.state = seed & _MASK
-
-    def random(self) -> float:
-        """A float in [0, 1) with 53 random bits."""
-        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
-        z = self.state
+    The game's stream depends only on the seed and the game (its start numbers), not on which other
+    games are still undecided: a game decided since gives the others the same draws.
+    """
+    state = (seed * 0x9E3779B97F4A7C15 ^ (white << 32 | black) * 0xD1B54A32D192ED03) & _MASK
+    out: list[float] = []
+    append = out.append
+    for _ in range(runs):
+        state = (state + 0x9E3779B97F4A7C15) & _MASK
+        z = state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        z ^= z >> 31
-        return (z >> 11) / float(1 << 53)
+        append(((z ^ (z >> 31)) >> 11) * _UNIT)
+    return out
+
+
+_UNIT: Final = 1.0 / (1 << 53)
+
+#: (White wins, draw, Black wins) per game in progress, by (white, black) start numbers: a board's estimate.
+Boards = Mapping[tuple[int, int], tuple[float, float, float]]
 
 
 def chances(
@@ -112,12 +127,15 @@ def chances(
     runs: int = RUNS,
     draw_rate: float = DRAW_RATE,
     white_edge: float = WHITE_EDGE,
+    boards: Boards | None = None,
 ) -> Chances:
-    """Estimate every player's chances from ratings by simulating ``runs`` completions of ``t``.
+    """Estimate every player's chances by simulating ``runs`` completions of ``t``.
 
-    Pure: no clock, no global random state; ``seed`` decides every draw.
-    Raises :class:`ValueError` when ``runs`` < 1 or ``draw_rate`` is not in
-    [0, 1].  A complete tournament gives its final standings with certainty.
+    Each undecided game is drawn from the ratings, or, for a game in ``boards`` (a game in progress),
+    from its board's win/draw/loss.  Pure: no clock, no global random state; ``seed`` decides every
+    draw, and each game has its own stream (:func:`_draws`), so a game certain on its board gives the
+    same chances as its result recorded.  Raises :class:`ValueError` when ``runs`` < 1 or
+    ``draw_rate`` is not in [0, 1].  A complete tournament gives its final standings with certainty.
     """
     if runs < 1:
         raise ValueError("a simulation needs at least one run")
@@ -128,34 +146,35 @@ def chances(
     rated = [p.rating for p in t.opened.players if p.rating > 0]
     average = sum(rated) / len(rated) if rated else 0.0
     rating = [float(p.rating) if p.rating > 0 else average for p in t.opened.players]
-    cumulative = []
+    numbers = t.start_nos
+    columns: list[list[int]] = []
     for g in m.undecided:
-        win, draw, _ = game_probabilities(rating[g.white], rating[g.black], draw_rate=draw_rate, white_edge=white_edge)
+        known = None if boards is None else boards.get((numbers[g.white], numbers[g.black]))
+        if known is not None:
+            win, draw, _ = known
+        else:
+            win, draw, _ = game_probabilities(
+                rating[g.white], rating[g.black], draw_rate=draw_rate, white_edge=white_edge
+            )
+        not_loss = win + draw
         # options are (1-0, ½-½, 0-1) for every undecided game
-        cumulative.append((win, win + draw))
+        columns.append(
+            [0 if u < win else 1 if u < not_loss else 2 for u in _draws(seed, numbers[g.white], numbers[g.black], runs)]
+        )
+    outcomes = Counter(zip(*columns, strict=True)) if columns else Counter({(): runs})
     lines = lines_of(t)
     playoff = t.opened.playoff
-    rng = _SplitMix64(seed)
     positions = [[0.0] * n for _ in range(n)]
     first = [0.0] * n
     inside = [[0] * len(lines) for _ in range(n)]
     tied = [0] * n
-    memo: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
-    for _ in range(runs):
-        picks = []
-        for win, not_loss in cumulative:
-            u = rng.random()
-            picks.append(0 if u < win else 1 if u < not_loss else 2)
-        key = tuple(picks)
-        found = memo.get(key)
-        if found is None:
-            found = memo[key] = _final(m, key)
-        rank, score = found
+    for key, count in outcomes.items():
+        rank, score = _final(m, key)
         sizes: dict[int, int] = {}
         for r in rank:
             sizes[r] = sizes.get(r, 0) + 1
         for i, r in enumerate(rank):
-            share = 1.0 / sizes[r]
+            share = count / sizes[r]
             row = positions[i]
             for place in range(r - 1, r - 1 + sizes[r]):
                 row[place] += share
@@ -163,17 +182,17 @@ def chances(
         leaders = [i for i in range(n) if score[i] == top]
         if playoff:
             for i in leaders:
-                first[i] += 1.0 / len(leaders)
+                first[i] += count / len(leaders)
                 if len(leaders) > 1:
-                    tied[i] += 1
+                    tied[i] += count
         else:
             for i in range(n):
                 if rank[i] == 1:
-                    first[i] += 1.0 / sizes[1]
+                    first[i] += count / sizes[1]
         for i in range(n):
             for k, (places, _) in enumerate(lines):
                 if rank[i] <= places:
-                    inside[i][k] += 1
+                    inside[i][k] += count
     by_start = sorted(range(n), key=lambda i: t.start_nos[i])
     players = tuple(
         PlayerChances(
