@@ -24,7 +24,8 @@ from tests.conftest import TOKEN, start_tracker
 from tests.wsclient import recv_until, reply_to, send, submit
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
-from tracker.gateway.projector import Projections, Projector
+from tracker.gateway.projections import Projections
+from tracker.gateway.projector import Projector
 
 BIG = 500
 
@@ -183,7 +184,7 @@ async def test_a_projection_is_cancelled_when_its_last_arbiter_leaves() -> None:
     gateway = projections({"big": big_state()}, arbiters, Limits(projection_memory=0))
     own = os.getpid()
     try:
-        gateway.schedule("big", 0.0)
+        gateway.runner.join("big")
         await until(lambda: bool(children(own)), 30, "a worker process started")
         (worker,) = children(own)
         await until(lambda: cpu_seconds(worker) > 0.5, 10, "the worker is projecting")
@@ -203,12 +204,12 @@ async def test_a_slow_tournaments_projection_does_not_delay_another_tournaments(
     gateway = projections(states, arbiters, Limits(projection_memory=0))
     own = os.getpid()
     try:
-        gateway.schedule("big", 0.0)
+        gateway.runner.join("big")
         await until(lambda: bool(children(own)), 30, "a worker process started")
         (worker,) = children(own)
         await until(lambda: cpu_seconds(worker) > 0.3, 10, "the big projection is running")
         asked = time.monotonic()
-        gateway.schedule("small", 0.0)
+        gateway.runner.join("small")
         await until(lambda: bool(arbiters.received["small"]), 5, "the small tournament's projection arrives")
         assert arbiters.received["big"] == [], "while the big one still runs"
         assert arbiters.received["small"][0] - asked < 5
@@ -222,11 +223,11 @@ async def test_updates_during_a_projection_make_one_more_projection_after_it() -
     states = {"small": small_state()}
     gateway = projections(states, arbiters, Limits())
     try:
-        gateway.schedule("small", 0.0)
+        gateway.runner.join("small")
         for _ in range(5):  # all while the first one is due or running: they share one more
             gateway.updated("small")
         await until(lambda: len(arbiters.received["small"]) >= 1, 30, "the first projection")
-        await until(lambda: not gateway._tasks, 10, "the projections settle")
+        await until(lambda: gateway.runner.idle(), 10, "the projections settle")
         assert 1 <= len(arbiters.received["small"]) <= 2
     finally:
         await gateway.aclose()

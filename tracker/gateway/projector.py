@@ -28,11 +28,9 @@ A worker dies with the server even on SIGKILL: on Linux the kernel sends it
 SIGKILL when its parent dies (``PR_SET_PDEATHSIG``); elsewhere, and as a
 fallback, a thread in the worker exits it once its parent pid changes.
 
-:class:`Projections` decides when to project and who receives it: one task
-per tournament (a newer state replaces a queued one, and at most one
-projection of a tournament is in flight), a small pool of projectors shared
-by all tournaments (a slow tournament occupies one of them, not the others),
-and a projection nobody waits for any more is cancelled.
+:class:`~tracker.gateway.jobs.Pool` decides which job runs on which worker
+when (:mod:`tracker.gateway.jobs`); :mod:`tracker.gateway.projections` and
+:mod:`tracker.gateway.stakes` say what to compute and who receives it.
 """
 
 from __future__ import annotations
@@ -47,13 +45,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
-from typing import Final, TypeVar
-
-from websockets.asyncio.server import ServerConnection
+from typing import Final, Protocol, TypeVar
 
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
@@ -99,7 +95,20 @@ def _exit_with(parent: int) -> None:
     os._exit(1)
 
 
-def _in_worker(job: Callable[[Tournament], T], state: bytes) -> T | None:
+class Work(Protocol):
+    """What a worker computes from: a tournament's state, or a value built around one (picklable)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def seq(self) -> int: ...
+
+
+W = TypeVar("W", bound=Work)
+
+
+def _in_worker(job: Callable[[W], T], state: bytes) -> T | None:
     """Runs ``job`` on the pickled tournament in the worker process; ``None`` when it ran out of memory."""
     try:
         return job(pickle.loads(state))
@@ -110,7 +119,7 @@ def _in_worker(job: Callable[[Tournament], T], state: bytes) -> T | None:
     return None
 
 
-def _message(state: Tournament) -> bytes:
+def projection_job(state: Tournament) -> bytes:
     """The encoded ``projection`` message: the worker encodes it, the server only forwards the bytes."""
     return projection_message(project(state))
 
@@ -139,17 +148,19 @@ class Projector:
         next projection and a warning logged.  Cancelling this call kills the
         worker (a projection under way stops at once).
         """
-        return await self._run(project, state)
+        return await self.run(project, state)
 
     async def message(self, state: Tournament) -> bytes | None:
         """The ``projection`` message of ``state``, encoded in the worker; ``None`` as for :meth:`project`."""
-        return await self._run(_message, state)
+        return await self.run(projection_job, state)
 
-    async def run(self, job: Callable[[Tournament], T], state: Tournament) -> T | None:
-        """``job(state)`` in the worker process (``job`` a module-level function), bounded as :meth:`project`."""
-        return await self._run(job, state)
+    async def run(self, job: Callable[[W], T], state: W, *, kind: str = "projection") -> T | None:
+        """``job(state)`` in the worker process (``job`` a module-level function), bounded as :meth:`project`.
 
-    async def _run(self, job: Callable[[Tournament], T], state: Tournament) -> T | None:
+        The time limit counts the job's own running time: the worker's start (the first job, or after a
+        kill) is not part of it.  One job at a time: the caller (:class:`~tracker.gateway.jobs.Pool`)
+        hands this worker one job at a time, so a timeout kills only the job that overran.
+        """
         payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # now: the live state may change after
         try:
             pool = await self._started()
@@ -163,12 +174,12 @@ class Projector:
         except (BrokenProcessPool, MemoryError):  # killed, or out of memory before projecting
             why = "lost its process"
         except ProjectionUnavailable as exc:  # the tournament's order has a code the projection does not rank by
-            log.info("no projection for %s: %s", state.id, exc)
+            log.info("no %s for %s: %s", kind, state.id, exc)
             return None
         except BaseException:  # cancelled (nobody waits any more, or shutdown): stop the work under way
             self.close()
             raise
-        log.warning("the projection of %s after seq %d %s: stopped; not sent", state.id, state.seq, why)
+        log.warning("the %s of %s after seq %d %s: stopped; not sent", kind, state.id, state.seq, why)
         self.close()
         return None
 
@@ -197,103 +208,3 @@ class Projector:
                 os.kill(pid, signal.SIGKILL)
         if pool is not None:
             pool.shutdown(wait=wait, cancel_futures=True)
-
-
-# -- who gets which projection, when -------------------------------------------------
-
-
-class Projections:
-    """Arbiters' projections, debounced, one task per tournament, off the hot path.
-
-    :meth:`updated` is called after every published update; when an arbiter
-    watches the tournament, a projection is computed ``delay`` seconds later
-    (results arriving meanwhile share it) and sent to every arbiter of it.
-    Results arriving while it runs make one more projection afterwards.  At
-    most ``limits.projection_workers`` projections run at once, each in its
-    own process; a projection (queued or running) is cancelled once no
-    arbiter of its tournament is connected.
-    """
-
-    def __init__(
-        self,
-        state: Callable[[str], Tournament | None],
-        arbiters: Callable[[str], list[ServerConnection]],
-        send: Callable[[ServerConnection, bytes], Awaitable[None]],
-        *,
-        delay: float,
-        limits: Limits | None = None,
-    ) -> None:
-        self._state = state
-        self._arbiters = arbiters
-        self._send = send
-        self.delay = delay
-        self.limits = limits = limits if limits is not None else Limits()
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._again: set[str] = set()  # updated after their projection read the state
-        self._projectors = [Projector(limits) for _ in range(max(1, limits.projection_workers))]
-        self._free: asyncio.Queue[Projector] = asyncio.Queue()
-        for projector in self._projectors:
-            self._free.put_nowait(projector)
-
-    def updated(self, tournament: str) -> None:
-        """A new update of ``tournament`` was published."""
-        if self._arbiters(tournament):
-            self.schedule(tournament, self.delay)
-
-    def schedule(self, tournament: str, delay: float) -> None:
-        """Project ``tournament`` after ``delay`` seconds; if a projection of it is due or running, after that one."""
-        if tournament in self._tasks:
-            self._again.add(tournament)
-            return
-        task = asyncio.create_task(self._project(tournament, delay), name=f"project-{tournament}")
-        self._tasks[tournament] = task
-        task.add_done_callback(lambda _: self._tasks.pop(tournament, None))
-
-    def running(self) -> list[int]:
-        """The pids of the worker processes alive now."""
-        return [p.pid for p in self._projectors if p.pid is not None]
-
-    async def _project(self, tournament: str, delay: float) -> None:
-        try:
-            await asyncio.sleep(delay)
-            while self._arbiters(tournament):
-                data = await self._while_watched(tournament)
-                if data is not None:
-                    for conn in self._arbiters(tournament):
-                        await self._send(conn, data)
-                if tournament not in self._again:
-                    return
-                await asyncio.sleep(self.delay)
-        finally:
-            self._again.discard(tournament)  # the next task reads the newest state anyway
-
-    async def _while_watched(self, tournament: str) -> bytes | None:
-        """The projection message of the newest state, or ``None`` as soon as no arbiter of ``tournament`` is left."""
-        work = asyncio.create_task(self._on_free_projector(tournament), name=f"project-{tournament}-work")
-        try:
-            while self._arbiters(tournament):
-                done, _ = await asyncio.wait({work}, timeout=POLL)
-                if done:
-                    return work.result()
-            log.info("projection of %s cancelled: no arbiter is connected", tournament)
-            return None
-        finally:
-            work.cancel()  # kills its worker if it is running
-            await asyncio.gather(work, return_exceptions=True)
-
-    async def _on_free_projector(self, tournament: str) -> bytes | None:
-        projector = await self._free.get()
-        try:
-            self._again.discard(tournament)  # this projection will include every update so far
-            state = self._state(tournament)
-            return None if state is None else await projector.message(state)
-        finally:
-            self._free.put_nowait(projector)
-
-    async def aclose(self) -> None:
-        """Cancel every projection and stop every worker process (waits until they are reaped)."""
-        for task in list(self._tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-        for projector in self._projectors:
-            await asyncio.to_thread(projector.close, wait=True)

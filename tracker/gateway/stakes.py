@@ -1,4 +1,4 @@
-"""Stakes, chances and cues for every subscriber who asks, computed once per update, off the hot path.
+"""Stakes, chances and cues for every subscriber who asks, computed once per seq, off the hot path.
 
 How this works
 --------------
@@ -6,117 +6,106 @@ How this works
 A subscriber with ``"stakes": true`` gets the latest ``stakes`` message at
 once (when one exists) and a new one after each update; ``cue`` messages
 come with it when something worth a lower third happened between two of
-them.  :class:`StakesFeed` runs one task per tournament, like the arbiters'
-projections beside it (:mod:`tracker.gateway.projector`): ``delay``
-seconds after an update (updates arriving meanwhile share it) it computes,
-in a worker process of its own (a :class:`~tracker.gateway.projector.Projector`,
-bounded in time and memory the same way), the stakes, the chances (seeded by
-the event's seq: the same state always gives the same estimate) and the
-insight the cues compare, encoded in the worker; the server keeps the last
-insight per tournament, compares, and hands the bytes to the hub, which
-sends them without waiting (and after each subscriber's spoiler delay).
-Nothing is computed for a tournament nobody asks stakes of.
+them.  :class:`StakesFeed` is one :class:`~tracker.gateway.jobs.Runner` of
+the shared worker pool (:mod:`tracker.gateway.jobs`): ``delay`` seconds
+after an update (updates arriving meanwhile share it) it computes, in a
+worker process, the stakes, the chances (seeded by the event's seq: the
+same state always gives the same estimate) and the insight the cues
+compare, encoded in the worker; the server keeps the last result per
+tournament, compares, and hands the bytes to the hub, which sends them
+without waiting (and after each subscriber's spoiler delay).  A seq is
+computed once: a subscriber who joins gets what exists, and a computation
+that failed for a seq is not tried again for it.  Nothing is computed for a
+tournament nobody asks stakes (or live boards) of.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from websockets.asyncio.server import ServerConnection
 
-from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.core.projection.chances import chances
 from tracker.core.projection.cues import Insight, cues, insight
-from tracker.core.projection.stakes import stakes
+from tracker.core.projection.stakes import Stakes, stakes
 from tracker.core.standings import standings
-from tracker.gateway.projector import Projector
+from tracker.gateway.jobs import SPECTATORS, Pool, Runner
 from tracker.protocol import cue_message, stakes_message
 
-log = logging.getLogger(__name__)
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """One seq's stakes: the encoded message, the insight the cues compare, the stakes themselves."""
+
+    message: bytes
+    insight: Insight
+    stakes: Stakes
 
 
-def _compute(state: Tournament) -> tuple[bytes, Insight]:
-    """Runs in the worker process: the encoded ``stakes`` message and the insight cues compare."""
+def stakes_job(state: Tournament) -> Computed:
+    """Runs in the worker process: the encoded ``stakes`` message, the insight, and the stakes."""
     k = stakes(state)
-    return stakes_message(k, chances(state, seed=state.seq)), insight(standings(state), k)
+    return Computed(stakes_message(k, chances(state, seed=state.seq)), insight(standings(state), k), k)
 
 
 class StakesFeed:
-    """Stakes and cues for the subscribers who asked, one task per tournament (see the module docstring)."""
+    """Stakes and cues for the subscribers who asked, one job per tournament and seq (see the module docstring).
+
+    ``wanted`` says whether anybody else needs the stakes of a tournament (the live boards' sentences).
+    """
 
     def __init__(
         self,
+        pool: Pool,
         state: Callable[[str], Tournament | None],
         subscribers: Callable[[str], list[ServerConnection]],
         deliver: Callable[[str, list[ServerConnection], bytes], None],
         *,
         delay: float,
-        limits: Limits | None = None,
+        wanted: Callable[[str], bool] = lambda tournament: False,
+        computed: Callable[[str], None] = lambda tournament: None,
     ) -> None:
-        self._state = state
         self._subscribers = subscribers
         self._deliver = deliver
-        self.delay = delay
-        self._projector = Projector(limits)
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._again: set[str] = set()
-        self._latest: dict[str, tuple[bytes, Insight]] = {}
+        self._computed = computed
+        self._latest: dict[str, Computed] = {}
+        self.runner: Runner[Tournament, Computed] = Runner(
+            pool,
+            "stakes",
+            stakes_job,
+            state=state,
+            publish=self._publish,
+            wanted=lambda tournament: bool(subscribers(tournament)) or wanted(tournament),
+            delay=delay,
+            priority=SPECTATORS,
+        )
 
     def updated(self, tournament: str) -> None:
         """A new update of ``tournament`` was published."""
-        if self._subscribers(tournament):
-            self.schedule(tournament, self.delay)
+        self.runner.updated(tournament)
 
     def joined(self, conn: ServerConnection, tournament: str) -> None:
-        """``conn`` asked for stakes: the latest now, a fresh one if there is none or it is behind."""
+        """``conn`` asked for stakes: the latest now, and a computation if the current seq has none yet."""
         latest = self._latest.get(tournament)
-        state = self._state(tournament)
         if latest is not None:
-            self._deliver(tournament, [conn], latest[0])
-        if state is not None and (latest is None or latest[1].seq < state.seq):
-            self.schedule(tournament, 0.0)
+            self._deliver(tournament, [conn], latest.message)
+        self.runner.join(tournament)
 
-    def schedule(self, tournament: str, delay: float) -> None:
-        """Compute after ``delay`` seconds; if a computation is due or running, once more after it."""
-        if tournament in self._tasks:
-            self._again.add(tournament)
-            return
-        task = asyncio.create_task(self._run(tournament, delay), name=f"stakes-{tournament}")
-        self._tasks[tournament] = task
-        task.add_done_callback(lambda _: self._tasks.pop(tournament, None))
+    def latest(self, tournament: str) -> Stakes | None:
+        """The newest stakes computed for ``tournament`` (of whatever seq; ``Stakes.seq`` says which)."""
+        found = self._latest.get(tournament)
+        return None if found is None else found.stakes
 
-    async def _run(self, tournament: str, delay: float) -> None:
-        try:
-            await asyncio.sleep(delay)  # results arriving meanwhile share one computation
-            while self._subscribers(tournament):
-                self._again.discard(tournament)
-                state = self._state(tournament)
-                if state is None:
-                    return
-                result = await self._projector.run(_compute, state)
-                if result is not None:
-                    self._publish(tournament, *result)
-                if tournament not in self._again:
-                    return
-                await asyncio.sleep(self.delay)
-        finally:
-            self._again.discard(tournament)
-
-    def _publish(self, tournament: str, data: bytes, now: Insight) -> None:
+    def _publish(self, tournament: str, seq: int, now: Computed) -> None:
         previous = self._latest.get(tournament)
-        self._latest[tournament] = (data, now)
+        if previous is not None and previous.insight.seq >= now.insight.seq:
+            return  # an older seq finished after a newer one
+        self._latest[tournament] = now
         conns = self._subscribers(tournament)
-        if previous is not None and previous[1].seq < now.seq:
-            for cue in cues(previous[1], now):
-                self._deliver(tournament, conns, cue_message(tournament, now.seq, cue))
-        self._deliver(tournament, conns, data)
-
-    async def aclose(self) -> None:
-        """Cancel every computation and stop the worker process (waits until it is reaped)."""
-        for task in list(self._tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-        await asyncio.to_thread(self._projector.close, wait=True)
+        if previous is not None:
+            for cue in cues(previous.insight, now.insight):
+                self._deliver(tournament, conns, cue_message(tournament, now.insight.seq, cue))
+        self._deliver(tournament, conns, now.message)
+        self._computed(tournament)
