@@ -114,6 +114,7 @@ function describeEvent(e) {
     case "result_voided": return `Void, round ${e.round}: ${who(e.white)} – ${who(e.black)}`;
     case "bye_recorded": return `Round ${e.round}: ${who(e.player)} ${e.kind} bye`;
     case "player_withdrawn": return `${who(e.player)} withdraws${e.reason ? ` (${e.reason})` : ""}`;
+    case "tournament_opened": return `Opening of ${e.tournament}${e.players ? ` with ${e.players} players` : ""}`;
     default: return e.type || "event";
   }
 }
@@ -373,7 +374,13 @@ function onMessage(m) {
     // event reached the tournament (rate limits) are shown from here
     if (m.code === "rate-limited") alertItem($("rejected"), "danger", m.code, `${item ? item.text : m.id || "event"} — ${m.reason}`, { id: m.id || "", code: m.code });
   } else if (m.type === "notices" && m.tournament === tournament) {
-    notices = m.notices;
+    // the whole list on subscribe; then each new notice alone ("added")
+    if (m.added) {
+      const known = new Set(notices.map((n) => n.id));
+      notices = [...notices, ...m.notices.filter((n) => !known.has(n.id))].slice(-40);
+    } else {
+      notices = m.notices;
+    }
     renderNotices();
   } else if (m.type === "schedule" && m.tournament === tournament) {
     schedule = m.rounds;
