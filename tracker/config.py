@@ -35,7 +35,8 @@ class Limits:
     subscribe_burst: int = 40  # per connection, burst
     projection_seconds: float = 10.0  # an arbiter projection running longer is stopped (and not sent)
     projection_memory: int = 1 << 30  # address space of a projection worker process (RLIMIT_AS), 0 for none
-    projection_workers: int = 2  # projections running at once, each tournament's one at a time
+    # worker processes for derived work (projections, stakes, live chances), one kept for arbiters' projections
+    projection_workers: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] | None = None
     limits: Limits = field(default_factory=Limits)
     projection_delay: float = 0.3  # seconds to wait for more results before projecting
+    live_interval: float = 1.0  # live boards: at most one boards message and one live job per this many seconds
 
 
 class SettingsError(TrackerError):

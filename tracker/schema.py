@@ -34,6 +34,7 @@ from typing import Any, Final, get_args, get_type_hints
 import msgspec
 
 from tracker.core.events import (
+    BoardUpdated,
     ByeRecorded,
     ByeVoided,
     PlayerWithdrawn,
@@ -44,9 +45,11 @@ from tracker.core.events import (
 )
 from tracker.protocol import (
     AckMessage,
+    BoardsMessage,
     CueMessage,
     DeltaMessage,
     ErrorMessage,
+    LiveMessage,
     NoticesMessage,
     ProjectionMessage,
     RejectedMessage,
@@ -73,6 +76,8 @@ SERVER_MESSAGES: Final[tuple[type, ...]] = (
     CueMessage,
     ScheduleMessage,
     NoticesMessage,
+    BoardsMessage,
+    LiveMessage,
 )
 CLIENT_MESSAGES: Final[tuple[type, ...]] = (Subscribe, Unsubscribe, Submit)
 EVENTS: Final[tuple[type, ...]] = (
@@ -83,6 +88,7 @@ EVENTS: Final[tuple[type, ...]] = (
     ByeRecorded,
     ByeVoided,
     PlayerWithdrawn,
+    BoardUpdated,
 )
 
 SchemaDict = dict[str, Any]
@@ -164,7 +170,12 @@ def schemas() -> dict[str, SchemaDict]:
         "server.json": _union(
             SERVER_MESSAGES, "server message", "Any message the server sends on /ws (protocol v1.1)."
         ),
-        "event.json": _union(EVENTS, "event", "Any event, as submitted on /ws and stored in the results log."),
+        "event.json": _union(
+            EVENTS,
+            "event",
+            "Any event, as submitted on /ws: stored in the results log, but board_updated (a game in progress) "
+            "is kept apart.",
+        ),
     }
     for cls in CLIENT_MESSAGES:
         out[f"client-{_tag(cls)}.json"] = _single(cls, "client message")

@@ -27,7 +27,9 @@ from tests.conftest import REPO, RunningTracker, data_file
 from tests.wsclient import recv, recv_until, reply_to, send, submit
 from tracker.core.apply import apply
 from tracker.core.events import (
+    BoardUpdated,
     ByeVoided,
+    Evaluation,
     Event,
     GameResult,
     PlayerWithdrawn,
@@ -35,12 +37,14 @@ from tracker.core.events import (
     ResultRecorded,
     ResultVoided,
     Scoring,
+    encode_board,
     encode_event,
 )
 from tracker.core.projection import project
 from tracker.core.standings import standings
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.trf import parse_trf
+from tracker.gateway.desk import summary
 from tracker.protocol import (
     NoticeJSON,
     Submit,
@@ -66,7 +70,20 @@ TRF_FILES = [
     data_file("fide-tec-exercise16-rr6.trf"),
     *sorted((REPO / "tests" / "data").glob("*.trf")),
 ]
-SERVER_TYPES = ("snapshot", "update", "ack", "rejected", "error", "projection", "stakes", "cue", "schedule", "notices")
+SERVER_TYPES = (
+    "snapshot",
+    "update",
+    "ack",
+    "rejected",
+    "error",
+    "projection",
+    "stakes",
+    "cue",
+    "schedule",
+    "notices",
+    "boards",
+    "live",
+)
 
 
 def _closed(node: Any) -> Any:
@@ -161,6 +178,7 @@ def test_there_is_one_file_per_message_and_event_kind() -> None:
     kinds = {json.loads(encode_event(e))["type"] for e in reference_events()}
     assert {f"event-{k}.json" for k in kinds} <= names
     assert len(kinds) == 7
+    assert "event-board_updated.json" in names  # a board is submitted as an event, never stored as one
 
 
 # -- events and client messages ---------------------------------------------------------------
@@ -276,8 +294,9 @@ def test_messages_built_by_the_protocol_module_match_the_closed_server_schemas()
     check_server_message(rejected_message(None, "bad-message", "not JSON"), union=True)
     check_server_message(error_message("unknown-tournament", "no tournament 'x'"), union=True)
     check_server_message(schedule_message("held", [[(1, 2), (3, 4)], []]), union=True)
-    notice: NoticeJSON = {"id": 3, "at": 1.5, "code": "scheduled-game", "reason": "r", "event": tf.events[0]}
+    notice: NoticeJSON = {"id": 3, "at": 1.5, "code": "scheduled-game", "reason": "r", "event": summary(tf.events[0])}
     check_server_message(notices_message("held", [notice]), union=True)
+    check_server_message(notices_message("held", [notice], added=True), union=True)
 
 
 def test_a_message_with_a_field_the_schema_does_not_know_fails_the_drift_check() -> None:
@@ -359,6 +378,26 @@ async def test_every_message_a_real_gateway_sends_matches_the_schema(tracker_ser
         assert check(await reply_to(ws, "lead"))["type"] == "ack"
         cue, _ = await recv_until(watcher, lambda m: m["type"] == "cue", timeout=30)
         check(cue)
+
+        # the boards of games in progress, and what they make of the tournament, for a subscriber who asks
+        await send(watcher, {"type": "subscribe", "tournament": "schema-live", "boards": True})
+        pending = next(
+            (r, w, b)
+            for r, pairs in enumerate(tf.opened.schedule or (), start=1)
+            for w, b in pairs
+            if not any(
+                isinstance(e, ResultRecorded) and (e.round, e.white, e.black) == (r, w, b) for e in tf.events[:8]
+            )
+        )
+        board = BoardUpdated(
+            "board", "schema-live", *pending, ply=12, evaluation=Evaluation(cp=-150, wdl=(100, 300, 600))
+        )
+        await send(ws, {"type": "submit", "token": token, "event": json.loads(encode_board(board))})
+        assert check(await reply_to(ws, "board"))["type"] == "ack"
+        boards, _ = await recv_until(watcher, lambda m: m["type"] == "boards", timeout=30)
+        check(boards)
+        live, _ = await recv_until(watcher, lambda m: m["type"] == "live", timeout=30)
+        check(live)
     assert seen == set(SERVER_TYPES)
 
 

@@ -41,10 +41,12 @@ import asyncio
 from collections.abc import Callable, Iterable
 
 from tracker.core.apply import Batch, apply, fold
+from tracker.core.boards import BoardSet, check_board
 from tracker.core.crosstable import Tournament
-from tracker.core.errors import DecodeError, EventRejected
-from tracker.core.events import Event, decode_event, encode_event
+from tracker.core.errors import DecodeError, EventRejected, UnknownTournament
+from tracker.core.events import BoardUpdated, Event, decode_event, encode_event
 from tracker.core.standings import Standings, standings
+from tracker.embedded.boards import BoardStore
 from tracker.embedded.journal import Journal, JournalError
 from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
@@ -61,8 +63,17 @@ class EmbeddedProcessor:
     of the finished ones kept only in the journal (see the module docstring).
     """
 
-    def __init__(self, journal: Journal, metrics: Metrics, *, compact_after: float = COMPACT_AFTER) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        metrics: Metrics,
+        *,
+        compact_after: float = COMPACT_AFTER,
+        boards: BoardStore | None = None,
+    ) -> None:
         self.journal = journal
+        self.store = boards
+        self.boards_of: dict[str, BoardSet] = {}
         self.metrics = metrics
         self.compact_after = compact_after
         self.states: dict[str, Tournament] = {}
@@ -121,6 +132,67 @@ class EmbeddedProcessor:
             if state.complete:
                 self._compact(tid)
 
+    def restore_boards(self, boards: Iterable[BoardUpdated]) -> int:
+        """Keep the boards a restart found (:meth:`BoardStore.load`) whose games are still to be played.
+
+        Returns how many; the others (a result came, the tournament is gone) are dropped from the store.
+        """
+        kept = 0
+        for board in boards:
+            state = self.states.get(board.tournament)
+            try:
+                if state is None:
+                    raise UnknownTournament(f"no tournament {board.tournament} is live")
+                check_board(state, board)
+            except EventRejected:
+                if self.store is not None:
+                    self.store.delete(board.tournament, (board.round, board.white, board.black))
+                continue
+            self.boards_of.setdefault(board.tournament, BoardSet()).put(state, board)
+            kept += 1
+        return kept
+
+    async def board(self, board: BoardUpdated) -> int:
+        """Keep ``board`` apart from the results; return the tournament's seq (see :class:`Backend`).
+
+        Raises :class:`EventRejected`: ``game-finished`` for a game with a result or a finished
+        tournament, the pairing rules otherwise.  Nothing is journalled; the store writes it within a second.
+        """
+        tid = board.tournament
+        state = self.states.get(tid)
+        if state is None:
+            if tid in self.compacted:
+                raise EventRejected(f"tournament {tid} is finished: every game is in", code="game-finished")
+            raise UnknownTournament(f"no tournament {tid} is open")
+        check_board(state, board)
+        change = self.boards_of.setdefault(tid, BoardSet()).put(state, board)
+        if change != "none":
+            if self.store is not None:
+                self.store.put(board)
+            if self.sink is not None:
+                self.sink.boards_changed(tid, change)
+        return state.seq
+
+    def boards(self, tournament: str) -> BoardSet | None:
+        """The tournament's boards (``None`` when it has none)."""
+        return self.boards_of.get(tournament)
+
+    def _boards_after(self, tid: str) -> None:
+        """An event of ``tid`` was published: the boards of games it decided (or took away) end."""
+        boards, state = self.boards_of.get(tid), self.states.get(tid)
+        if boards is None or state is None:
+            return
+        gone = boards.prune(state)
+        if not gone:
+            return
+        if self.store is not None:
+            for key in gone:
+                self.store.delete(tid, key)
+        if not boards.boards:
+            del self.boards_of[tid]
+        if self.sink is not None:
+            self.sink.boards_changed(tid, "assessed")
+
     async def submit(self, event: Event) -> int:
         """Apply, journal and publish ``event``; return its seq once it is durable.
 
@@ -178,6 +250,7 @@ class EmbeddedProcessor:
         else:
             if self.sink is not None:
                 self.sink.publish(payload, message)
+            self._boards_after(event.tournament)
             done.set_result(seq)
         finally:
             self._committing.pop(key, None)

@@ -1,7 +1,9 @@
 """``tracker up``: journal + processor + gateway in one process.
 
 Start: open the journal, fold every journalled event (the state is exactly
-what was acknowledged), then serve (:func:`tracker.gateway.serve.serve`).
+what was acknowledged), restore the boards of the games in progress (kept
+apart, :mod:`tracker.embedded.boards`), then serve
+(:func:`tracker.gateway.serve.serve`).
 On SIGTERM or SIGINT the gateway drains, then the journal is flushed.
 """
 
@@ -11,6 +13,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from tracker.config import ServerConfig
+from tracker.embedded.boards import BOARDS_FILE, BoardStore
 from tracker.embedded.journal import Journal
 from tracker.embedded.processor import EmbeddedProcessor
 from tracker.gateway.metrics import Metrics
@@ -37,10 +40,15 @@ async def run_embedded(
         say(f"warning: the journal {path} is an empty file (0 bytes): starting with no events")
     journal = Journal(path, durable=config.durable)
     journal.open()
-    processor = EmbeddedProcessor(journal, metrics)
+    store = BoardStore(config.data_dir / BOARDS_FILE)
+    store.open()
+    processor = EmbeddedProcessor(journal, metrics, boards=store)
     replayed = processor.replay(journal.read(), progress)
     say(f"journal {path}: {replayed} events replayed, {len(processor.states)} tournaments")
-    async with journal:
+    restored = processor.restore_boards(store.load())
+    if restored:
+        say(f"boards {store.path}: {restored} games in progress restored")
+    async with journal, store:
         await serve(config, processor, name="tracker up", say=say, metrics=metrics, background=demo)
         say("tracker up: flushing the journal")
         await processor.drain()

@@ -4,7 +4,9 @@ A deployment (:mod:`tracker.embedded`, :mod:`tracker.kafka`) implements
 :class:`Backend`: it takes submitted events and holds, or can fold, each
 tournament's state.  The gateway implements :class:`Sink` and hands it to
 the backend with :meth:`Backend.attach`: the backend pushes every accepted
-update (and, on start, the standings it already holds) into the sink.  Only
+update (and, on start, the standings it already holds) into the sink, and
+says when a tournament's boards (games in progress, kept apart from the
+results) changed.  Only
 the gateway touches its hub, so what reaches subscribers, in which order, is
 decided in one place for both deployments.
 """
@@ -13,8 +15,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from tracker.core.boards import BoardSet, Change
 from tracker.core.crosstable import Tournament
-from tracker.core.events import Event
+from tracker.core.events import BoardUpdated, Event
 from tracker.protocol import StandingsPayload
 
 
@@ -37,6 +40,10 @@ class Sink(Protocol):
         """The tournament's current seq as subscribers know it (0: not open)."""
         ...
 
+    def boards_changed(self, tournament: str, change: Change) -> None:
+        """The tournament's boards changed (a board was kept, or ended by a result)."""
+        ...
+
 
 class Backend(Protocol):
     """Where the gateway sends submitted events: the embedded processor or Kafka."""
@@ -51,4 +58,16 @@ class Backend(Protocol):
 
     def state(self, tournament: str) -> Tournament | None:
         """The live state, when this backend holds it (for projections and TRF)."""
+        ...
+
+    async def board(self, board: BoardUpdated) -> int:
+        """Keep ``board`` (a game in progress) apart from the results; return the tournament's seq.
+
+        Raises EventRejected (``game-finished`` for a game that already has a result, the pairing
+        rules otherwise); a board never changes the standings or their seq.
+        """
+        ...
+
+    def boards(self, tournament: str) -> BoardSet | None:
+        """The tournament's boards, the newest per game in progress (``None``: not open here)."""
         ...

@@ -31,13 +31,16 @@ from websockets.http11 import Request, Response
 
 from tracker import __version__
 from tracker.config import ServerConfig
+from tracker.core.boards import Change
 from tracker.gateway.backend import Backend
 from tracker.gateway.connection import bounded_connection
 from tracker.gateway.frames import SharedDeflateFactory
 from tracker.gateway.http import Http
 from tracker.gateway.hub import Hub
+from tracker.gateway.jobs import Pool
+from tracker.gateway.live import LiveBoards
 from tracker.gateway.metrics import Metrics
-from tracker.gateway.projector import Projections
+from tracker.gateway.projections import Projections
 from tracker.gateway.stakes import StakesFeed
 from tracker.gateway.ws import Websockets, reply
 from tracker.protocol import StandingsPayload
@@ -59,18 +62,37 @@ class Gateway:
             max_resume=limits.max_resume,
         )
         self.ws = Websockets(
-            config, self.hub, backend, metrics, arbiter_joined=self._arbiter_joined, stakes_joined=self._stakes_joined
+            config,
+            self.hub,
+            backend,
+            metrics,
+            arbiter_joined=self._arbiter_joined,
+            stakes_joined=self._stakes_joined,
+            boards_joined=self._boards_joined,
         )
         self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
+        # one pool of worker processes for all derived work: projections, stakes, live chances
+        self.pool = Pool(config.limits)
         self.projections = Projections(
-            backend.state, self.ws.arbiters, reply, delay=config.projection_delay, limits=config.limits
+            backend.state, self.ws.arbiters, reply, delay=config.projection_delay, pool=self.pool
+        )
+        self.live = LiveBoards(
+            self.pool,
+            backend.state,
+            backend.boards,
+            lambda tournament: self.stakes.latest(tournament),
+            self.ws.boards_subscribers,
+            self.hub.deliver,
+            interval=config.live_interval,
         )
         self.stakes = StakesFeed(
+            self.pool,
             backend.state,
             self.ws.stakes_subscribers,
             self.hub.deliver,
             delay=config.projection_delay,
-            limits=config.limits,
+            wanted=self.live.wanted,
+            computed=self.live.stakes_computed,
         )
 
     # -- the sink -------------------------------------------------------------------
@@ -80,6 +102,7 @@ class Gateway:
             return False
         self.projections.updated(payload["tournament"])
         self.stakes.updated(payload["tournament"])
+        self.live.updated(payload["tournament"])
         return True
 
     def install(self, payload: StandingsPayload) -> None:
@@ -89,11 +112,18 @@ class Gateway:
     def seq(self, tournament: str) -> int:
         return self.hub.seq(tournament)
 
-    def _arbiter_joined(self, tournament: str) -> None:
-        self.projections.schedule(tournament, delay=0.0)
+    def boards_changed(self, tournament: str, change: Change) -> None:
+        self.live.changed(tournament, change)
+
+    def _arbiter_joined(self, conn: ServerConnection, tournament: str) -> None:
+        self.projections.joined(conn, tournament)
 
     def _stakes_joined(self, conn: ServerConnection, tournament: str) -> None:
         self.stakes.joined(conn, tournament)
+
+    def _boards_joined(self, conn: ServerConnection, tournament: str) -> None:
+        self.live.joined(conn, tournament)
+        self.stakes.runner.join(tournament)  # the boards' sentences say what their games decide
 
     # -- serving ----------------------------------------------------------------------
 
@@ -119,8 +149,9 @@ class Gateway:
         )
 
     async def aclose(self) -> None:
+        self.live.close()
         await self.projections.aclose()
-        await self.stakes.aclose()
+        await self.pool.aclose()
         await self.hub.aclose()
 
 

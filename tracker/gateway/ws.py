@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tracker.config import ServerConfig
 from tracker.core.errors import DecodeError, EventRejected
-from tracker.core.events import Event
+from tracker.core.events import BoardUpdated, Event
 from tracker.gateway.auth import Bucket, TokenGuard, Verdict, address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.desk import Desk
@@ -44,6 +44,7 @@ class Client:
     subscriptions: set[str] = field(default_factory=set)
     arbiter_of: set[str] = field(default_factory=set)
     stakes_of: set[str] = field(default_factory=set)  # subscribed with "stakes": true
+    boards_of: set[str] = field(default_factory=set)  # subscribed with "boards": true
     subscribes: Bucket | None = None
     proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
 
@@ -58,8 +59,9 @@ class Websockets:
         backend: Backend,
         metrics: Metrics,
         *,
-        arbiter_joined: Callable[[str], None] = lambda tournament: None,
+        arbiter_joined: Callable[[ServerConnection, str], None] = lambda conn, tournament: None,
         stakes_joined: Callable[[ServerConnection, str], None] = lambda conn, tournament: None,
+        boards_joined: Callable[[ServerConnection, str], None] = lambda conn, tournament: None,
     ) -> None:
         self.config = config
         self.hub = hub
@@ -67,6 +69,7 @@ class Websockets:
         self.metrics = metrics
         self.arbiter_joined = arbiter_joined
         self.stakes_joined = stakes_joined
+        self.boards_joined = boards_joined
         self.clients: dict[ServerConnection, Client] = {}
         self._buckets: dict[str, Bucket] = {}
         self.guard = TokenGuard(config.token, metrics=metrics)
@@ -80,6 +83,10 @@ class Websockets:
     def stakes_subscribers(self, tournament: str) -> list[ServerConnection]:
         """The connections subscribed to ``tournament`` with ``"stakes": true``."""
         return [conn for conn, client in self.clients.items() if tournament in client.stakes_of]
+
+    def boards_subscribers(self, tournament: str) -> list[ServerConnection]:
+        """The connections subscribed to ``tournament`` with ``"boards": true``."""
+        return [conn for conn, client in self.clients.items() if tournament in client.boards_of]
 
     async def handler(self, conn: ServerConnection) -> None:
         client = self.clients[conn] = Client()
@@ -106,6 +113,7 @@ class Websockets:
                         client.subscriptions.discard(message.tournament)
                         client.arbiter_of.discard(message.tournament)
                         client.stakes_of.discard(message.tournament)
+                        client.boards_of.discard(message.tournament)
                         self.hub.unsubscribe(conn, message.tournament)
         except* ConnectionClosed:
             pass  # the client went away (also from inside a submit task): nothing to clean up but below
@@ -140,6 +148,7 @@ class Websockets:
             client.arbiter_of.add(tid)
         client.subscriptions.add(tid)
         client.stakes_of.discard(tid)
+        client.boards_of.discard(tid)
         await self.hub.subscribe(conn, tid, message.since, message.delay, delta=message.updates == "delta")
         if tid in client.arbiter_of:
             state = self.backend.state(tid)
@@ -147,10 +156,13 @@ class Websockets:
             rounds = [[(w, b) for w, b in pairs] for pairs in schedule or ()]
             await conn.send(schedule_message(tid, rounds).decode())
             await conn.send(notices_message(tid, self.desk.notices(tid)).decode())
-            self.arbiter_joined(tid)
+            self.arbiter_joined(conn, tid)
         if message.stakes:
             client.stakes_of.add(tid)
             self.stakes_joined(conn, tid)
+        if message.boards:
+            client.boards_of.add(tid)
+            self.boards_joined(conn, tid)
 
     async def _submit(self, conn: ServerConnection, message: Submit) -> None:
         started = time.perf_counter()
@@ -164,20 +176,24 @@ class Websockets:
             await reply(conn, rejected_message(event.id, "rate-limited", "too many submits per second", message.ref))
             return
         try:
-            seq = await self.backend.submit(event)
+            if isinstance(event, BoardUpdated):
+                seq = await self.backend.board(event)  # kept apart from the results: never journalled
+            else:
+                seq = await self.backend.submit(event)
         except EventRejected as exc:
             self.metrics.inc("tracker_events_rejected_total", code=exc.code)
             await reply(conn, rejected_message(event.id, exc.code, exc.reason, message.ref))
-            self._noted(event, exc)
+            if not isinstance(event, BoardUpdated):  # a feed's board refused is no arbiter's business
+                self._noted(event, exc)
             return
         self.metrics.inc("tracker_events_accepted_total")
         await reply(conn, ack_message(event.id, event.tournament, seq, message.ref))
         self.metrics.ack_latency.observe(time.perf_counter() - started)
 
     def _noted(self, event: Event, exc: EventRejected) -> None:
-        """Keep the rejection on the desk and send the tournament's notices to each of its arbiters."""
-        self.desk.note(event, exc.code, exc.reason)
-        data = notices_message(event.tournament, self.desk.notices(event.tournament)).decode()
+        """Keep the rejection on the desk and send the new notice to each of the tournament's arbiters."""
+        notice = self.desk.note(event, exc.code, exc.reason)
+        data = notices_message(event.tournament, [notice], added=True).decode()
         broadcast(self.arbiters(event.tournament), data)  # never waits; a closed connection is skipped
 
     def check(self, conn: ServerConnection, token: str) -> Verdict:

@@ -41,6 +41,16 @@ updates, one for the deltas).
 
 from __future__ import annotations
 
+from tracker.protocol.boards import (
+    AssumedJSON,
+    BoardJSON,
+    BoardsMessage,
+    BoardStakeJSON,
+    LiveMessage,
+    MoveJSON,
+    boards_message,
+    live_message,
+)
 from tracker.protocol.delta import (
     EVENT_FIELDS,
     DeltaMessage,
@@ -65,6 +75,7 @@ from tracker.protocol.messages import (
     CueMessage,
     ErrorMessage,
     EventFields,
+    NoticedEventJSON,
     NoticeJSON,
     NoticesMessage,
     ProjectionMessage,
@@ -134,7 +145,11 @@ __all__ = [
     "MAX_DELAY",
     "PROTOCOL_VERSION",
     "AckMessage",
+    "AssumedJSON",
     "AttainedJSON",
+    "BoardJSON",
+    "BoardStakeJSON",
+    "BoardsMessage",
     "ChancesJSON",
     "ClientMessage",
     "ColumnJSON",
@@ -152,7 +167,10 @@ __all__ = [
     "LineJSON",
     "LineProjectionJSON",
     "LineStateJSON",
+    "LiveMessage",
+    "MoveJSON",
     "NoticeJSON",
+    "NoticedEventJSON",
     "NoticesMessage",
     "OpponentStatusJSON",
     "OutcomeEffectJSON",
@@ -184,6 +202,7 @@ __all__ = [
     "UpdateMessage",
     "ack_message",
     "apply_delta",
+    "boards_message",
     "column_words",
     "cue_message",
     "decode_client",
@@ -197,6 +216,7 @@ __all__ = [
     "error_message",
     "full_update",
     "js_number",
+    "live_message",
     "notices_message",
     "projection_json",
     "projection_message",

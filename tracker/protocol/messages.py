@@ -9,13 +9,13 @@ two together and :mod:`tracker.schema` publishes them.
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal, TypedDict
+from typing import Annotated, Final, Literal, NotRequired, TypedDict
 
 import msgspec
 
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
-from tracker.core.events import Event, TournamentId
+from tracker.core.events import Event, Submitted, TournamentId
 from tracker.core.projection import Projection
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.cues import Cue, CueKind
@@ -28,6 +28,7 @@ from tracker.protocol.shapes import (
     PlayerLinesJSON,
     ProjectionJSON,
     StandingsPayload,
+    chances_json,
     column_words,
     encode,
     projection_json,
@@ -46,14 +47,16 @@ MAX_DELAY: Final = 600.0
 class Subscribe(msgspec.Struct, frozen=True, tag="subscribe", tag_field="type", forbid_unknown_fields=True):
     """Follow a tournament: the server answers with a snapshot (or, with `since`, the updates after that seq
     when it still keeps them), then sends every update. With the arbiter `token`, projections too. With
-    `stakes`, `stakes` and `cue` messages too; `delay` (seconds, at most 600) holds back every message to this
-    subscriber by that long (a spoiler delay), and nobody else's. `updates`: `full` (the default, protocol v1)
-    or `delta` (v1.1: updates carry only the fields that changed and a digest)."""
+    `stakes`, `stakes` and `cue` messages too; with `boards`, `boards` and `live` messages (the games in
+    progress and the tournament if they ended now: estimates). `delay` (seconds, at most 600) holds back
+    every message to this subscriber by that long (a spoiler delay), and nobody else's. `updates`: `full`
+    (the default, protocol v1) or `delta` (v1.1: updates carry only the fields that changed and a digest)."""
 
     tournament: TournamentId
     since: Annotated[int, msgspec.Meta(ge=0, le=2**53)] | None = None
     token: Token | None = None
     stakes: bool = False
+    boards: bool = False
     delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_DELAY)] = 0.0
     updates: Literal["full", "delta"] = "full"
 
@@ -65,11 +68,11 @@ class Unsubscribe(msgspec.Struct, frozen=True, tag="unsubscribe", tag_field="typ
 
 
 class Submit(msgspec.Struct, frozen=True, tag="submit", tag_field="type", forbid_unknown_fields=True):
-    """An arbiter submits an event. The server answers `ack` once the event is durable, or `rejected`;
-    `ref` is echoed back."""
+    """An arbiter submits an event (or a `board_updated`, which never enters the results). The server
+    answers `ack` once the event is durable (a board: once it is kept), or `rejected`; `ref` is echoed back."""
 
     token: Token
-    event: Event
+    event: Submitted
     ref: Annotated[str, msgspec.Meta(max_length=128)] | None = None
 
 
@@ -170,30 +173,49 @@ class ProjectionMessage(ProjectionJSON):
     type: Literal["projection"]
 
 
+class NoticedEventJSON(TypedDict):
+    """What a notice says of the event it refused: its type, id and tournament, and where it has them its
+    round, players (``white``/``black`` or ``player``), result, bye kind, reason, or (an opening) how many
+    players it listed."""
+
+    type: str
+    id: str
+    tournament: str
+    round: NotRequired[int]
+    white: NotRequired[int]
+    black: NotRequired[int]
+    player: NotRequired[int]
+    result: NotRequired[str]
+    kind: NotRequired[str]
+    reason: NotRequired[str]
+    players: NotRequired[int]
+
+
 class NoticeJSON(TypedDict):
     """One rejected submission, as every arbiter device lists it.
 
     ``id`` increases from one notice to the next (a page shows each once),
-    ``at`` is when it was refused (Unix seconds), ``event`` the event refused.
+    ``at`` is when it was refused (Unix seconds), ``event`` a summary of the event refused.
     """
 
     id: int
     at: float
     code: str
     reason: str
-    event: Event
+    event: NoticedEventJSON
 
 
 class NoticesMessage(TypedDict):
     """For arbiters: the tournament's recent rejected submissions, oldest first (at most a few dozen).
 
-    Sent on an arbiter's subscribe and to every arbiter of the tournament
-    whenever one is added, so a reloaded page or a second device sees them too.
+    Sent whole on an arbiter's subscribe; to every arbiter of the tournament whenever one is added, with
+    ``added`` true and only the new notice, so a reloaded page or a second device sees them too.
     """
 
     type: Literal["notices"]
     tournament: str
     notices: list[NoticeJSON]
+    added: NotRequired[bool]
 
 
 class ScheduleMessage(TypedDict):
@@ -207,8 +229,11 @@ class ScheduleMessage(TypedDict):
     rounds: list[list[tuple[int, int]]]
 
 
-def notices_message(tournament: str, notices: list[NoticeJSON]) -> bytes:
+def notices_message(tournament: str, notices: list[NoticeJSON], *, added: bool = False) -> bytes:
+    """The ``notices`` message: the whole list, or (``added``) the notices just added."""
     body: NoticesMessage = {"type": "notices", "tournament": tournament, "notices": notices}
+    if added:
+        body["added"] = True
     return encode(body)
 
 
@@ -370,28 +395,7 @@ def stakes_message(k: Stakes, c: Chances | None) -> bytes:
             }
             for g in k.games
         ],
-        "chances": None
-        if c is None
-        else {
-            "estimate": True,
-            "model": f"Elo expectation, draw rate {c.draw_rate:g} between equals, {c.runs} simulated runs",
-            "runs": c.runs,
-            "seed": c.seed,
-            "draw_rate": c.draw_rate,
-            "players": [
-                {
-                    "start_no": p.start_no,
-                    "first": p.first,
-                    "lines": [
-                        {"places": places, "name": name, "chance": chance}
-                        for (places, name), chance in zip(c.lines, p.lines, strict=True)
-                    ],
-                    "playoff": p.playoff,
-                    "positions": list(p.positions),
-                }
-                for p in c.players
-            ],
-        },
+        "chances": None if c is None else chances_json(c),
     }
     return encode(body)
 

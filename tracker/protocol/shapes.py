@@ -18,6 +18,7 @@ import msgspec
 
 from tracker.core.events import GameResult
 from tracker.core.projection import LineStatus, Projection, Scenario, Status
+from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import LineState
 from tracker.core.standings import Row, Standings
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
@@ -414,6 +415,30 @@ class ChancesJSON(TypedDict):
     seed: int
     draw_rate: float
     players: list[PlayerChancesJSON]
+
+
+def chances_json(c: Chances, model: str | None = None) -> ChancesJSON:
+    """Simulated chances as every message carries them: an estimate, with how it was made (``model``)."""
+    return {
+        "estimate": True,
+        "model": model or f"Elo expectation, draw rate {c.draw_rate:g} between equals, {c.runs} simulated runs",
+        "runs": c.runs,
+        "seed": c.seed,
+        "draw_rate": c.draw_rate,
+        "players": [
+            {
+                "start_no": p.start_no,
+                "first": p.first,
+                "lines": [
+                    {"places": places, "name": name, "chance": chance}
+                    for (places, name), chance in zip(c.lines, p.lines, strict=True)
+                ],
+                "playoff": p.playoff,
+                "positions": list(p.positions),
+            }
+            for p in c.players
+        ],
+    }
 
 
 def encode(obj: object) -> bytes:
