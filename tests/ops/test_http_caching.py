@@ -15,6 +15,8 @@ from importlib import resources
 from tests.conftest import RunningTracker
 from tracker.gateway.http import IMMUTABLE, assets, build_assets, static_url
 
+HASHED = re.compile(rb"/static/[A-Za-z0-9_-]+\.[0-9a-f]{12}\.(js|css|png|svg|ico)")
+
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers=headers or {})
@@ -35,13 +37,13 @@ def test_pages_name_their_files_by_content_hash_and_those_are_cached_for_a_year(
     mentioned = set(re.findall(rb'"(/static/[^"]+)"', page))
     assert mentioned, page
     for url in sorted(mentioned):
-        assert re.fullmatch(rb"/static/[a-z]+\.[0-9a-f]{12}\.(js|css)", url), url  # no unhashed reference is left
+        assert HASHED.fullmatch(url), url  # no unhashed reference is left
         status, headers, body = get(server.http_url + url.decode())
         assert status == 200, url
         assert headers["Cache-Control"] == IMMUTABLE == "public, max-age=31536000, immutable"
         # what a script imports is hashed too, so the whole tree of a page is immutable
         for inner in re.findall(rb'"(/static/[^"]+)"', body):
-            assert re.fullmatch(rb"/static/[a-z]+\.[0-9a-f]{12}\.(js|css)", inner), (url, inner)
+            assert HASHED.fullmatch(inner), (url, inner)
     # an unchanged page costs a 304 without a body; a changed one is sent again
     _, headers, _ = get(f"{server.http_url}/t/some-event")
     status, again, body = get(f"{server.http_url}/t/some-event", {"If-None-Match": headers["ETag"]})
