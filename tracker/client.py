@@ -41,7 +41,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from tracker.core.errors import TrackerError
-from tracker.core.events import Event
+from tracker.core.events import Event, Submitted
 from tracker.formats import TournamentFile
 from tracker.protocol import (
     EVENT_FIELDS,
@@ -139,13 +139,13 @@ class TrackerClient:
 
     # -- submitting -----------------------------------------------------------------------------
 
-    async def submit(self, event: Event) -> Reply:
+    async def submit(self, event: Submitted) -> Reply:
         """Submit one event and wait for its reply.  Raises :class:`TrackerUnavailable`."""
         return await self._wait(await self._send_submit(event))
 
     async def submit_many(
         self,
-        events: Sequence[Event],
+        events: Sequence[Submitted],
         *,
         window: int = 64,
         rate: float | None = None,
@@ -189,7 +189,7 @@ class TrackerClient:
             raise TrackerUnavailable(str(exc), done) from None
         return [f.result() for f in futures]
 
-    async def _send_submit(self, event: Event) -> asyncio.Future[Reply]:
+    async def _send_submit(self, event: Submitted) -> asyncio.Future[Reply]:
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(event.id, deque()).append(future)
         self._order.append(future)

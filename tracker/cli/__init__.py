@@ -226,6 +226,22 @@ def parser() -> argparse.ArgumentParser:
         help="replace entries follow did not make (an arbiter's) when the source disagrees; "
         "without it they are reported as conflicts and left as they are",
     )
+    p.add_argument(
+        "--board-interval",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="a live PGN's games in progress are sent as boards, at most one per game per S seconds (default 2)",
+    )
+    p.add_argument("--no-boards", action="store_true", help="send results only, no boards of games in progress")
+    p.add_argument(
+        "--engine",
+        metavar="PATH",
+        help="a UCI engine (e.g. /usr/games/stockfish) to evaluate the positions the source gives no [%%eval] for",
+    )
+    p.add_argument(
+        "--engine-nodes", type=int, default=150_000, metavar="N", help="nodes the engine searches per position"
+    )
     _kafka_options(p)
     log_options(p, level="info")
     p.set_defaults(run=cmd_follow)

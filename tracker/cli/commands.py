@@ -319,6 +319,9 @@ def cmd_follow(args: argparse.Namespace) -> int:
         security=kafka_security(args) if args.broker else None,
         broker_wait=args.broker_wait,
         override=args.override,
+        board_interval=None if args.no_boards else args.board_interval,
+        engine=args.engine,
+        engine_nodes=args.engine_nodes,
     )
 
 

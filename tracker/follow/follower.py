@@ -17,12 +17,15 @@ from tracker.core.errors import FormatError
 from tracker.core.events import (
     Event,
 )
+from tracker.follow.boards import BoardFeed
+from tracker.follow.engine import Engine
 from tracker.follow.errors import FollowError
 from tracker.follow.ledger import Ledger, View, describe, view_of
 from tracker.follow.names import StartList
 from tracker.follow.sources import Source, _is_pgn, source_for
 from tracker.follow.trackers import KafkaTracker, Tracker, WebsocketTracker
 from tracker.formats import TournamentFile, read_tournament_text
+from tracker.formats.progress import Progress, games_in_progress
 
 if TYPE_CHECKING:
     from tracker.kafka.topics import KafkaSecurity
@@ -49,13 +52,24 @@ class PollResult:
     rejected: tuple[tuple[Event, str, str], ...] = ()
     unmatched: tuple[str, ...] = ()
     held: tuple[Event, ...] = ()
+    boards: int = 0  # boards of games in progress sent
 
 
 class Follower:
     """Follows one source into one tournament.  :meth:`poll` once, or :meth:`run` until stopped."""
 
-    def __init__(self, source: Source, tournament: str, tracker: Tracker, *, override: bool = False) -> None:
+    def __init__(
+        self,
+        source: Source,
+        tournament: str,
+        tracker: Tracker,
+        *,
+        override: bool = False,
+        boards: BoardFeed | None = None,
+    ) -> None:
         self.source = source
+        self.feed = boards
+        self.progress: list[Progress] = []  # the source's games in progress, as last read
         self.override = override
         self.tournament = tournament
         self.tracker = tracker
@@ -84,10 +98,11 @@ class Follower:
         if text is not None:
             self.latest = read_tournament_text(text, self.source.name, self.tournament)
             self.latest_is_pgn = _is_pgn(text, self.source.name)
+            self.progress = games_in_progress(text) if self.latest_is_pgn and self.feed is not None else []
             self.settled = False
             self._audit(self.latest)
         if self.latest is None or self.settled:
-            return PollResult(changed=text is not None)
+            return PollResult(changed=text is not None, boards=await self._boards())
         tf = self.latest
         opened_now: list[Event] = []
         if self.ledger is None or self.stale:
@@ -120,7 +135,28 @@ class Follower:
         self.settled = not held
         if held:
             self.stale = self.tracker.can_read
-        return PollResult(True, tuple(opened_now) + acked, rejected, unmatched, tuple(held))
+        sent = await self._boards()
+        return PollResult(True, tuple(opened_now) + acked, rejected, unmatched, tuple(held), sent)
+
+    async def _boards(self) -> int:
+        """Send the boards of the games in progress that changed (after the results: a result ends a board)."""
+        if self.feed is None or self.start is None or not self.progress:
+            return 0
+        boards = self.feed.boards(self.progress, self.start, asyncio.get_running_loop().time())
+        if not boards:
+            return 0
+        replies = await self.tracker.submit_boards(boards)
+        for board, reply in zip(boards, replies, strict=False):
+            if isinstance(reply, Rejected) and reply.code != "game-finished":  # a result overtook it: expected
+                log.warning(
+                    "follow: the board of round %d %d–%d refused (%s): %s",
+                    board.round,
+                    board.white,
+                    board.black,
+                    reply.code,
+                    reply.reason,
+                )
+        return len(boards)
 
     def _conflicts(self, held: Sequence[Event]) -> None:
         """Report each held-back event once, at WARNING: the arbiter's entry stays."""
@@ -213,8 +249,9 @@ class Follower:
     async def run(self, interval: float, stop: asyncio.Event) -> None:
         """Poll every ``interval`` seconds until ``stop`` is set; back off exponentially on errors.
 
-        Never raises for a failed poll: the error is logged with the delay
-        before the next try.
+        While the source has games in progress and boards are followed, every
+        board interval when that is shorter.  Never raises for a failed poll:
+        the error is logged with the delay before the next try.
         """
         failures = 0
         while not stop.is_set():
@@ -229,6 +266,8 @@ class Follower:
                     log.info("follow: recovered after %d failed attempt(s)", failures)
                 failures = 0
                 delay = interval
+                if self.feed is not None and self.progress:  # games in progress: look as often as boards go
+                    delay = min(interval, self.feed.interval)
             with suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
@@ -254,6 +293,9 @@ def run_follow(
     security: KafkaSecurity | None = None,
     broker_wait: float | None = None,
     override: bool = False,
+    board_interval: float | None = None,
+    engine: str | None = None,
+    engine_nodes: int | None = None,
 ) -> int:
     """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
 
@@ -264,7 +306,10 @@ def run_follow(
     was acknowledged, every name matched and nothing was held back, 1
     otherwise.  ``override``: void or correct entries follow did not make
     (an arbiter's) when the source disagrees; without it they are reported
-    as conflicts and left.  Without: follow until
+    as conflicts and left.  ``board_interval`` (seconds; ``None``: no boards)
+    sends the games in progress of a PGN source as boards, at most one per
+    game per interval; ``engine`` (a UCI engine's path) evaluates the
+    positions the source does not, ``engine_nodes`` nodes each.  Without ``once``: follow until
     SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
     nothing a user could cause: errors are logged.
     """
@@ -286,7 +331,14 @@ def run_follow(
     else:
         assert reader is not None  # checked above: url or broker
         tracker = reader
-    follower = Follower(source_for(source), tournament, tracker, override=override)
+    if board_interval is not None and board_interval <= 0:
+        log.error("tracker follow: --board-interval must be positive")
+        return 2
+    feed = None
+    if board_interval is not None:
+        uci = Engine(engine, nodes=engine_nodes) if engine else None
+        feed = BoardFeed(tournament, interval=board_interval, engine=uci)
+    follower = Follower(source_for(source), tournament, tracker, override=override, boards=feed)
     if once:
         return asyncio.run(_once(follower))
     return asyncio.run(_forever(follower, interval))
@@ -299,7 +351,7 @@ async def _once(follower: Follower) -> int:
         log.error("follow: %s", exc)
         return 1
     finally:
-        await follower.tracker.aclose()
+        await _close(follower)
     kinds = Counter(type(e).__name__ for e in result.acked)
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "nothing new"
     log.info("follow: %s → %s: %s", follower.source.name, follower.tournament, summary)
@@ -317,5 +369,11 @@ async def _forever(follower: Follower, interval: float) -> int:
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
-        await follower.tracker.aclose()
+        await _close(follower)
     return 0
+
+
+async def _close(follower: Follower) -> None:
+    if follower.feed is not None and follower.feed.engine is not None:
+        await follower.feed.engine.aclose()
+    await follower.tracker.aclose()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 from tracker.client import Acked, Refused, Reply, TrackerClient, TrackerUnavailable
 from tracker.core.errors import TrackerError
 from tracker.core.events import (
+    BoardUpdated,
     Event,
 )
 from tracker.follow.errors import FollowError
@@ -49,6 +50,13 @@ class Tracker(Protocol):
 
         Raises :class:`TrackerUnavailable` carrying the replies received
         before the failure.
+        """
+        ...
+
+    async def submit_boards(self, boards: Sequence[BoardUpdated]) -> list[Reply]:
+        """Submit boards of games in progress (pipelined: a board needs no order); one reply per board.
+
+        Raises :class:`TrackerUnavailable`.
         """
         ...
 
@@ -101,6 +109,9 @@ class WebsocketTracker:
                 raise TrackerUnavailable(str(exc), replies) from None
         return replies
 
+    async def submit_boards(self, boards: Sequence[BoardUpdated]) -> list[Reply]:
+        return await self.client.submit_many(boards)
+
     async def aclose(self) -> None:
         await self.client.aclose()
 
@@ -147,6 +158,18 @@ class KafkaTracker:
             # nothing counts as produced: the same ids are produced again at the next poll, harmlessly
             raise TrackerUnavailable(f"cannot produce to {self.broker}: {exc}") from None
         return [Acked(None) for _ in events]
+
+    async def submit_boards(self, boards: Sequence[BoardUpdated]) -> list[Reply]:
+        from tracker.kafka.producer import produce_boards
+        from tracker.kafka.topics import BROKER_WAIT, PLAINTEXT, BrokerError
+
+        try:
+            await produce_boards(
+                boards, self.broker, security=self.security or PLAINTEXT, wait=self.wait or BROKER_WAIT
+            )
+        except (BrokerError, OSError, TimeoutError) as exc:
+            raise TrackerUnavailable(f"cannot produce boards to {self.broker}: {exc}") from None
+        return [Acked(None) for _ in boards]
 
     async def aclose(self) -> None:
         if self.reader is not None:

@@ -149,6 +149,14 @@ def parse_pgn(text: str, path: str, tournament_id: str | None = None) -> Tournam
     return tf
 
 
+def round_of(text: str) -> int | None:
+    """The round of a ``Round`` tag (``"3"`` and ``"3.1"``: 3), ``None`` when it is not one (1-999)."""
+    match = _ROUND.fullmatch(text)
+    if match is None or not 1 <= int(match.group(1)) <= 999:
+        return None
+    return int(match.group(1))
+
+
 def _read(text: str, path: str) -> tuple[str | None, list[_Game], dict[str, _Details]]:
     """The event name, the games and what the tags say about each player."""
     handle = io.StringIO(text)
@@ -175,8 +183,8 @@ def _read(text: str, path: str) -> tuple[str | None, list[_Game], dict[str, _Det
             if len(name) > 200:
                 raise FormatError(path, line, "a player name longer than 200 characters")
         round_text = headers.get("Round", "")
-        match = _ROUND.fullmatch(round_text)
-        if match is None or not 1 <= int(match.group(1)) <= 999:
+        number = round_of(round_text)
+        if number is None:
             raise FormatError(path, line, f"Round {round_text!r} is not a round number (1-999, e.g. '3' or '3.1')")
         result_text = headers.get("Result", "")
         if result_text.strip() not in _RESULTS:
@@ -191,7 +199,7 @@ def _read(text: str, path: str) -> tuple[str | None, list[_Game], dict[str, _Det
                 raise FormatError(
                     path, line, f"a game of {name!r}, but line {event_line} starts a game of {event_name!r}"
                 )
-        games.append(_Game(line, int(match.group(1)), white, black, _RESULTS[result_text.strip()]))
+        games.append(_Game(line, number, white, black, _RESULTS[result_text.strip()]))
         for colour, player in (("White", white), ("Black", black)):
             _note(details.setdefault(player, _Details()), headers, colour, line)
     return event_name, games, details
