@@ -5,7 +5,9 @@
 // space), theme=dark|light, scale=1.2 (font scale), names=short (surnames),
 // status=badge|dot|none (connection state: a badge, a discreet dot that only
 // shows while the connection is down, or nothing: for on air),
-// legend=order (a line saying what the ranking is decided by).
+// legend=order (a line saying what the ranking is decided by), mode=live (the
+// table as the games in progress stand, arrows against the official ranks:
+// an estimate), boards=1 (an eval bar per game in progress).
 // The parameters are the table OVERLAY_PARAMS (params.js) that this script
 // and stakes.js both read; one that is not understood is reported once in
 // the console and ignored (its default applies).
@@ -14,6 +16,7 @@
 
 import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tournamentFromPath } from "/static/live.js";
 import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
+import { arrow, mountOverlayLive } from "/static/boards.js";
 import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
 
 const params = readParams(location.search, OVERLAY_PARAMS, "overlay");
@@ -117,7 +120,9 @@ function render(payload) {
       node,
       el("span", { class: "cell rank", role: "cell" }, String(row.rank)),
       el("span", { class: "cell name", role: "cell", title: row.name }, el("span", { class: "n" }, name),
-        row.withdrawn ? el("span", { class: "wd", title: "withdrawn" }, " wd") : null),
+        row.withdrawn ? el("span", { class: "wd", title: "withdrawn" }, " wd") : null,
+        payload.officialRanks ? el("span", { class: `arrow ${arrow(row, payload.officialRanks).startsWith("▲") ? "up" : "down"}`,
+          title: "against the official rank, as the games stand" }, arrow(row, payload.officialRanks)) : null),
       cols.map((c) => {
         const value = c.value(row);
         return el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "cell" },
@@ -169,9 +174,19 @@ function status(s) {
 }
 
 const onStakes = mountOverlayStakes(params);  // mode=stakes&board=N, mode=chances, cues=1 (stakes.js)
+// mode=live: the table as the games stand; boards=1: an eval bar per game in progress (boards.js)
+let official = null;
+const live = params.mode === "live" || params.boards === "1" ? mountOverlayLive(params, () => official && render(live.view(official))) : null;
+const show = (m) => {
+  official = m;
+  render(live ? live.view(m) : m);
+};
 window.trackerFeed = new LiveFeed(tournament, {
-  onSnapshot: render,
-  onUpdate: render,
+  onSnapshot: show,
+  onUpdate: show,
   onStatus: status,
-  onMessage: onStakes,
-}, { subscribe: subscribeOptions(params, !!onStakes) }).start();
+  onMessage: (m) => {
+    live?.onMessage(m);
+    onStakes?.(m);
+  },
+}, { subscribe: subscribeOptions(params, !!onStakes, !!live) }).start();

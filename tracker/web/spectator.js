@@ -6,6 +6,7 @@ import {
   koyaBreakdown, provisionalWords, scoringOf, shortName, tournamentFromPath,
 } from "/static/live.js";
 import { readParams, SPECTATOR_PARAMS } from "/static/params.js";
+import { mountSpectatorBoards } from "/static/boards.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
 import { columnInfo, directEncounter, pointsSettled, rankLocked, rankingOrder, whyAbove } from "/static/explain.js";
 
@@ -307,9 +308,12 @@ function status(s) {
   fill(node, STATUS_WORDS[s]);
 }
 
+const onStakes = mountSpectatorStakes(document.querySelector("main"));
+const boards = mountSpectatorBoards(document.querySelector("main"));  // games in progress, if the games ended now
 window.trackerFeed = new LiveFeed(tournament, {
   onSnapshot: (m) => {
     render(m, null);
+    boards.official(m);
     snapshots += 1;
     if (m.standings.length) {
       addFeed(`${snapshots > 1 ? "Caught up: standings" : "Standings"} after ${m.games_played} game${m.games_played === 1 ? "" : "s"}.`, m.seq, "note");
@@ -318,8 +322,12 @@ window.trackerFeed = new LiveFeed(tournament, {
   },
   onUpdate: (m) => {
     render(m, new Set(m.changed || []));
+    boards.official(m);
     addFeed(describe(m), m.seq);
   },
   onStatus: status,
-  onMessage: mountSpectatorStakes(document.querySelector("main")),
-}, { subscribe: subscribeOptions(readParams(location.search, SPECTATOR_PARAMS, "spectator")) }).start();
+  onMessage: (m) => {
+    boards.onMessage(m);
+    onStakes?.(m);
+  },
+}, { subscribe: subscribeOptions(readParams(location.search, SPECTATOR_PARAMS, "spectator"), true, true) }).start();

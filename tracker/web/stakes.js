@@ -23,9 +23,10 @@ function styles() {
   document.head.appendChild(el("link", { rel: "stylesheet", href: "/static/stakes.css" }));
 }
 
-/** Subscribe options from the page's parameters (readParams): stakes when wanted, the delay when asked. */
-export function subscribeOptions(params, stakes = true) {
+/** Subscribe options from the page's parameters (readParams): stakes, boards when wanted, the delay when asked. */
+export function subscribeOptions(params, stakes = true, boards = false) {
   const options = stakes ? { stakes: true } : {};
+  if (boards) options.boards = true;
   if (params.delay > 0) options.delay = Math.min(MAX_DELAY, params.delay);
   return options;
 }

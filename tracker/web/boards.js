@@ -1,0 +1,174 @@
+// Live boards on the pages: the games in progress with an eval bar each, and the standings "if the games
+// ended now" (an estimate, shown beside the official standings, never instead of them).
+//
+// The server sends `boards` (every game in progress) and `live` (the as-it-stands rows as a delta
+// against the official standings at its seq) to a page that subscribes with boards: true.  A live
+// message for an older official seq than the page shows is stale: it waits for the next one.
+
+import { applyDelta, el, fill, fmt, shortName } from "/static/live.js";
+
+/** The stylesheet of these parts, added once (CSP: styles from this origin only). */
+function styles() {
+  if (document.querySelector('link[href="/static/boards.css"]')) return;
+  document.head.appendChild(el("link", { rel: "stylesheet", href: "/static/boards.css" }));
+}
+
+/** White's share of the bar (0–1): the expected score from the board's win/draw/loss, else ½. */
+export function whiteShare(board) {
+  if (!board.wdl) return 0.5;
+  const [w, d] = board.wdl;
+  return (w + d / 2) / 1000;
+}
+
+/** An eval bar: White's share as a filled bar, the evaluation as text (a screen reader reads the label). */
+export function evalBar(board) {
+  const share = whiteShare(board);
+  const label = board.eval_text ? `evaluation ${board.eval_text}` : "no evaluation";
+  const white = el("span", { class: "evalbar-white" });
+  white.style.width = `${(share * 100).toFixed(1)}%`;  // CSSOM, not a style attribute: the CSP allows it
+  return el("span", { class: "evalbar-box", title: label },
+    el("span", { class: "evalbar", role: "img", "aria-label": label, dataset: { share: share.toFixed(3) } }, white),
+    el("span", { class: "evalbar-text" }, board.eval_text || "–"));
+}
+
+/** The standings as they stand (official + the live delta), with each row's official rank beside it. */
+export function asItStands(official, live) {
+  if (!official || !live || live.seq !== official.seq) return null;
+  const after = applyDelta(official, { tournament: official.tournament, seq: official.seq, rows: live.rows, order: live.order });
+  const ranks = new Map(official.standings.map((r) => [r.start_no, r.rank]));
+  return { ...after, officialRanks: ranks, live };
+}
+
+/** "▲2", "▼1" or "" for a row as it stands against its official rank. */
+export function arrow(row, ranks) {
+  const was = ranks?.get(row.start_no);
+  if (was === undefined || was === row.rank) return "";
+  return was > row.rank ? `▲${was - row.rank}` : `▼${row.rank - was}`;
+}
+
+/** Keeps the newest boards and live messages of one tournament (by live_seq). */
+export class LiveState {
+  constructor() {
+    this.boards = null;
+    this.live = null;
+  }
+
+  /** Take a message; true when it was a boards or live message newer than the one kept. */
+  take(m) {
+    if (m.type === "boards" && (!this.boards || m.live_seq >= this.boards.live_seq)) {
+      this.boards = m;
+      return true;
+    }
+    if (m.type === "live" && (!this.live || m.seq > this.live.seq || m.live_seq >= this.live.live_seq)) {
+      this.live = m;
+      return true;
+    }
+    return false;
+  }
+}
+
+function boardLine(b, names) {
+  const white = shortName(names.get(b.white) || String(b.white));
+  const black = shortName(names.get(b.black) || String(b.black));
+  return el("li", { class: "board-line", dataset: { white: b.white, black: b.black, board: b.board } },
+    el("span", { class: "board-no" }, b.board ? String(b.board) : "·"),
+    el("span", { class: "board-players" }, `${white} – ${black}`),
+    evalBar(b),
+    el("span", { class: "board-move" }, b.last_move ? `${Math.ceil(b.ply / 2)}${b.ply % 2 ? "." : "…"} ${b.last_move}` : ""));
+}
+
+/**
+ * The spectator page's live part, under `main`: the games in progress with their eval bars, and the
+ * standings if the games ended now beside the official ones.  Returns {onMessage, official(payload)}.
+ */
+export function mountSpectatorBoards(main) {
+  styles();
+  const state = new LiveState();
+  let official = null;
+  const section = el("section", { id: "live", class: "card live-card", hidden: true, "aria-labelledby": "live-h" },
+    el("h2", { id: "live-h" }, "Games in progress ", el("span", { class: "badge estimate" }, "estimate")),
+    el("ol", { id: "live-boards", class: "live-boards" }),
+    el("h3", null, "If the games ended now"),
+    el("p", { id: "live-note", class: "legend" }),
+    el("div", { class: "scroll" }, el("table", { id: "live-table", class: "standings live-standings" })),
+    el("ul", { id: "live-stakes", class: "live-stakes" }));
+  main.insertBefore(section, main.querySelector(".layout")?.nextSibling || null);
+
+  function draw() {
+    const boards = state.boards?.boards || [];
+    section.hidden = boards.length === 0;
+    if (!official || section.hidden) return;
+    const names = new Map(official.standings.map((r) => [r.start_no, r.name]));
+    section.dataset.seq = String(state.boards.seq);
+    fill(section.querySelector("#live-boards"), boards.map((b) => boardLine(b, names)));
+    const view = asItStands(official, state.live);
+    const table = section.querySelector("#live-table");
+    if (!view) {
+      fill(section.querySelector("#live-note"), "Working out the standings as they stand…");
+      table.replaceChildren();
+      return;
+    }
+    section.dataset.liveSeq = String(view.live.live_seq);
+    const assumed = view.live.results.length;
+    fill(section.querySelector("#live-note"),
+      `Each game in progress counted at its most likely result (${assumed} game${assumed === 1 ? "" : "s"}); `
+      + "the official standings are the table above.");
+    const codes = (view.codes || []).slice(0, 3);
+    fill(table,
+      el("thead", null, el("tr", null, el("th", { scope: "col" }, "#"), el("th", { scope: "col" }, ""),
+        el("th", { scope: "col" }, "Player"), el("th", { class: "num", scope: "col" }, "Pts"),
+        codes.map((c) => el("th", { class: "num", scope: "col" }, c)))),
+      el("tbody", null, view.standings.map((row) => {
+        const move = arrow(row, view.officialRanks);
+        return el("tr", { dataset: { start: row.start_no, rank: row.rank } },
+          el("td", { class: "num" }, String(row.rank)),
+          el("td", { class: `arrow ${move.startsWith("▲") ? "up" : move ? "down" : ""}` }, move),
+          el("td", null, row.name),
+          el("td", { class: "num" }, fmt(row.points)),
+          codes.map((c) => el("td", { class: "num" }, fmt(row.tiebreaks[c] ?? 0))));
+      })));
+    fill(section.querySelector("#live-stakes"), view.live.stakes.map((s) => el("li", null, s.text)));
+  }
+
+  return {
+    onMessage(m) {
+      if (state.take(m)) draw();
+    },
+    official(payload) {
+      official = payload;
+      draw();
+    },
+  };
+}
+
+/**
+ * The overlay's live parts: mode=live shows the standings as they stand (arrows against the official
+ * ranks), boards=1 an eval bar per game in progress under the table.  Returns {onMessage, view}.
+ */
+export function mountOverlayLive(params, redraw) {
+  styles();
+  const state = new LiveState();
+  const bars = params.boards === "1" ? el("ol", { id: "overlay-boards", class: "overlay-boards", hidden: true }) : null;
+  if (bars) document.getElementById("board").insertBefore(bars, document.getElementById("foot"));
+  if (params.mode === "live") {  // the table is an estimate: said on air, in the head
+    document.querySelector(".board-head .title")?.after(
+      el("span", { class: "live-badge", title: "each game in progress counted at its most likely result" }, "as it stands"));
+  }
+  let official = null;
+  return {
+    onMessage(m) {
+      if (!state.take(m)) return;
+      if (bars && official && state.boards) {
+        const names = new Map(official.standings.map((r) => [r.start_no, r.name]));
+        bars.hidden = !state.boards.boards.length;
+        fill(bars, state.boards.boards.map((b) => boardLine(b, names)));
+      }
+      if (m.type === "live" && params.mode === "live") redraw();
+    },
+    /** What the table shows: as it stands in mode=live (when known for this seq), else the official payload. */
+    view(payload) {
+      official = payload;
+      return params.mode === "live" ? asItStands(payload, state.live) || payload : payload;
+    },
+  };
+}
