@@ -30,3 +30,35 @@ def test_tracker_up_demo_replays_the_whole_event_and_says_so(tmp_path: Path) -> 
         process.expect(r"demo: all 46 events acknowledged", timeout=30)
     finally:
         stop_process(process.proc)
+
+
+def test_the_demos_live_rounds_are_played_on_boards_that_move(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    from websockets.asyncio.client import connect
+
+    cmd = [sys.executable, "-m", "tracker.cli", "up", "--demo", "--rate", "1", "--port", "0"]
+    process = spawn("tracker up --demo", [*cmd, "--data-dir", str(tmp_path / "data"), "--token", TOKEN])
+    tid = read_file(demo_file()).opened.tournament
+
+    async def watch(port: int) -> list[dict[str, object]]:
+        seen: list[dict[str, object]] = []
+        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            await ws.send(json.dumps({"type": "subscribe", "tournament": tid, "boards": True}))
+            async with asyncio.timeout(60):
+                while len(seen) < 2:  # two boards messages: the games moved
+                    message = json.loads(await ws.recv())
+                    if message["type"] == "boards" and message["boards"]:
+                        seen.append(message)
+        return seen
+
+    try:
+        port = int(process.expect(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=30).group(1))
+        first, second = asyncio.run(watch(port))
+        plies = lambda m: {(b["white"], b["black"]): b["ply"] for b in m["boards"]}  # noqa: E731
+        before, after = plies(first), plies(second)
+        assert any(after[game] > ply for game, ply in before.items() if game in after), "the boards move"
+        assert all(b["eval_text"] for b in second["boards"])  # type: ignore[union-attr]
+    finally:
+        stop_process(process.proc)
