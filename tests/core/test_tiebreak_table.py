@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.builders import column, fold_all, game, opened, ranks
 from tracker.core.errors import EventRejected, ProjectionUnavailable
@@ -111,3 +113,36 @@ def test_no_consumer_outside_the_table_names_a_kind() -> None:
             if isinstance(node, ast.Compare):
                 named = [c.value for c in (node.left, *node.comparators) if isinstance(c, ast.Constant)]
                 assert not kinds & set(named), f"{path.name}:{node.lineno} compares with a kind's code"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(3, 14),
+    cycles=st.sampled_from(["single", "double"]),
+    results=st.lists(st.sampled_from(["1-0", "0-1", "1/2-1/2", "1/2-1/2", "1/2-1/2"]), min_size=1, max_size=200),
+    played=st.floats(0.05, 1.0),
+)
+def test_direct_encounter_scores_its_groups_alike_from_the_live_sums_and_from_a_crosstables_points(
+    n: int, cycles: str, results: list[str], played: float
+) -> None:
+    """The live scoring (sparse for players with fewer games than the group) and the projection's agree."""
+    from tests.builders import berger
+    from tracker.core.tiebreaks import de
+
+    rounds = berger(n, 2 if cycles == "double" else 1)
+    pairs = [(r.number, w, b) for r in rounds for w, b in r.pairs]
+    pairs = pairs[: max(1, int(len(pairs) * played))]
+    picks = iter(results * (1 + len(pairs) // len(results)))
+    t = fold_all([opened(n, format=cycles), *(game(r, w, b, next(picks)) for r, w, b in pairs)])  # type: ignore[arg-type]
+    points = [[0] * n for _ in range(n)]
+    meetings = [[0] * n for _ in range(n)]
+    for i in range(n):
+        for e in t.entries[i].values():
+            if e.is_game:
+                points[i][e.opponent] += e.units
+                meetings[i][e.opponent] += 1
+    weight = [[2 // m if m else 0 for m in row] for row in meetings]
+    everyone = list(range(n))
+    for group in (everyone, everyone[: n // 2 + 1], everyone[1::2]):
+        if len(group) > 1:
+            assert de.resolve(group, de.live_scores(t)) == de.resolve(group, de.final_scores(points, weight))

@@ -67,34 +67,43 @@ def _split(group: list[int], base: int, places: dict[int, int], scores: Scores) 
 
 
 def live_scores(t: Tournament) -> Scores:
-    """DE scores from the crosstable's pair sums (plain loops: they run after every result, per tied group)."""
+    """DE scores from the crosstable's pair sums (plain loops: they run after every result, per tied group).
+
+    Each member's score sums, over the other members it has met, the units scored against them
+    (doubled; averaged over two meetings in a double round robin).  A member who has played fewer
+    games than the group has members is scored from its own games (its opponents marked in a table),
+    the others by walking the group: O(min(group, games)) per member, so a big tie early in a big
+    event (hundreds of players tied after two rounds) costs its games, not the group's square, at
+    every level of the recursion.
+    """
     n = t.n
     units = t.pair_units
     games = t.pair_games
+    entries = t.entries
+    mark = bytearray(n)  # the members of the group being scored
+    double = t.cycles == 2
 
-    def single(group: list[int]) -> list[int]:
-        # a pair meets at most once: the units scored against a player never met are 0
-        scores = []
+    def scores(group: list[int]) -> list[int]:
+        size = len(group)
+        for i in group:
+            mark[i] = 1
+        out = []
         for i in group:
             at = i * n
             score = 0
-            for j in group:
-                score += units[at + j]
-            scores.append(2 * score)
-        return scores
-
-    def double(group: list[int]) -> list[int]:
-        scores = []
+            mine = entries[i]
+            if len(mine) < size:
+                met = {e.opponent for e in mine.values() if e.opponent >= 0 and mark[e.opponent]}
+            else:
+                met = {j for j in group if games[at + j]}
+            for j in met:
+                score += 2 * units[at + j] // games[at + j] if double else 2 * units[at + j]
+            out.append(score)
         for i in group:
-            at = i * n
-            score = 0
-            for j in group:
-                if games[at + j]:
-                    score += 2 * units[at + j] // games[at + j]
-            scores.append(score)
-        return scores
+            mark[i] = 0
+        return out
 
-    return single if t.cycles == 1 else double
+    return scores
 
 
 def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[int]]) -> Scores:
