@@ -38,6 +38,15 @@ arbiter's projection asks for it.
 
 **Updates** go into the gateway's :class:`~tracker.gateway.backend.Sink`,
 which drops re-deliveries by seq (and says so): the feed checks nothing twice.
+
+**Boards** (games in progress) travel apart from the results, on
+``tracker-boards``: a board submitted at a gateway is checked against the
+tournament as the gateway folds it (:func:`~tracker.core.boards.check_board`),
+produced, and kept by every gateway when it reads it back (the one that
+produced it too), newest per game; an update that decides a game ends its
+board.  A gateway follows the boards from their end when it starts: the
+games in progress report again within seconds.  No worker reads them, and a
+board never changes the standings or their seq.
 """
 
 from __future__ import annotations
@@ -52,14 +61,16 @@ import msgspec
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from tracker.core.boards import BoardSet, check_board
 from tracker.core.crosstable import Tournament
-from tracker.core.errors import DecodeError, EventRejected, TrackerError
-from tracker.core.events import Event
+from tracker.core.errors import DecodeError, EventRejected, TrackerError, UnknownTournament
+from tracker.core.events import BoardUpdated, Event, decode_board
 from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
 from tracker.kafka.processing import decode_dead_letter, legacy_log, parse_entry_key, rebuild
-from tracker.kafka.producer import send_event
+from tracker.kafka.producer import send_board, send_event
 from tracker.kafka.topics import (
+    BOARDS,
     CHANGELOG,
     DEAD_LETTERS,
     SNAPSHOTS,
@@ -69,7 +80,7 @@ from tracker.kafka.topics import (
     client_options,
     started,
 )
-from tracker.protocol import StandingsPayload
+from tracker.protocol import StandingsPayload, decode_head
 
 log = logging.getLogger(__name__)
 
@@ -79,17 +90,6 @@ BOOTSTRAP_TIMEOUT: Final = 120.0
 """Seconds the gateway may take to read the snapshots before it serves."""
 
 
-class _EventRef(msgspec.Struct):
-    id: str
-
-
-class _UpdateHead(msgspec.Struct):
-    tournament: str
-    seq: int
-    event: _EventRef
-
-
-_head_decoder: Final = msgspec.json.Decoder(_UpdateHead)
 _payload_decoder: Final = msgspec.json.Decoder(StandingsPayload)
 
 
@@ -121,6 +121,8 @@ class KafkaBackend:
         self._entries: dict[str, dict[int, bytes]] = {}
         self._versions: dict[str, int] = {}
         self._states: dict[str, tuple[int, Tournament]] = {}
+        self.boards_of: dict[str, BoardSet] = {}
+        self._prune_at: dict[str, int] = {}  # tournament → the seq whose entry its boards wait for
 
     def attach(self, sink: Sink) -> None:
         self.sink = sink
@@ -171,6 +173,59 @@ class KafkaBackend:
             if not futures:
                 self._waiting.pop(key, None)
 
+    async def board(self, board: BoardUpdated) -> int:
+        """Check ``board`` against the tournament, produce it to ``tracker-boards``; return the tournament's seq.
+
+        Raises :class:`EventRejected`: ``unknown-tournament`` when no
+        tournament of it is open here, ``game-finished`` for a game with a
+        result, the pairing rules otherwise, and ``not-durable`` when the
+        broker did not take it.  The board is kept when the feed reads it back.
+        """
+        state = self.state(board.tournament)
+        if state is None:
+            raise UnknownTournament(f"no tournament {board.tournament} is open")
+        check_board(state, board)
+        try:
+            await (await send_board(self.producer, board))
+        except KafkaError as exc:
+            raise EventRejected(f"the boards topic did not take the board: {exc}", code="not-durable") from None
+        return state.seq
+
+    def boards(self, tournament: str) -> BoardSet | None:
+        """The tournament's boards, the newest per game in progress (``None``: none here)."""
+        return self.boards_of.get(tournament)
+
+    def keep_board(self, board: BoardUpdated) -> None:
+        """A board read from ``tracker-boards``: keep it if its game may still be played, and tell the sink."""
+        state = self.state(board.tournament)
+        if state is None:
+            return
+        try:
+            check_board(state, board)
+        except EventRejected:
+            return  # decided since it was produced, or never valid here: a board is news, not a record
+        change = self.boards_of.setdefault(board.tournament, BoardSet()).put(state, board)
+        if change != "none" and self.sink is not None:
+            self.sink.boards_changed(board.tournament, change)
+
+    def boards_after(self, tournament: str, seq: int) -> None:
+        """The update ``seq`` of ``tournament`` was published: the boards of games it decided end.
+
+        The tournament as folded here may not have that update's entry yet
+        (the changelog and the standings are read side by side): then the
+        boards wait for it (:meth:`record_entry`).
+        """
+        boards = self.boards_of.get(tournament)
+        if not boards or not boards.boards:
+            return
+        state = self.state(tournament)
+        if state is None or state.seq < seq:
+            self._prune_at[tournament] = max(seq, self._prune_at.get(tournament, 0))
+            return
+        self._prune_at.pop(tournament, None)
+        if boards.prune(state) and self.sink is not None:
+            self.sink.boards_changed(tournament, "assessed")
+
     def accepted(self, tournament: str, event_id: str, seq: int) -> None:
         """A worker applied (or had applied) the event: acknowledge the oldest submit of it with ``seq``.
 
@@ -209,6 +264,9 @@ class KafkaBackend:
         else:
             entries[seq] = body
         self._versions[tournament] = self._versions.get(tournament, 0) + 1
+        waiting = self._prune_at.get(tournament)
+        if waiting is not None and seq >= waiting:
+            self.boards_after(tournament, waiting)
 
     def state(self, tournament: str) -> Tournament | None:
         """The tournament folded from its entries seen so far, or ``None`` when none was seen."""
@@ -247,7 +305,7 @@ class Feed:
         :class:`BrokerError` when the snapshots cannot be read within
         ``within`` seconds.
         """
-        following = await _all_partitions(live, STANDINGS, DEAD_LETTERS)
+        following = await _all_partitions(live, STANDINGS, DEAD_LETTERS, BOARDS)
         changelog = await _all_partitions(live, CHANGELOG)
         live.assign(following + changelog)
         ends = await live.end_offsets(following)  # U: taken before S
@@ -273,6 +331,7 @@ class Feed:
             STANDINGS: self._update,
             DEAD_LETTERS: self._dead_letter,
             CHANGELOG: self._changelog,
+            BOARDS: self._board,
         }
         while True:
             batches = await live.getmany(timeout_ms=1000, max_records=2000)
@@ -294,19 +353,28 @@ class Feed:
     def _update(self, record: Any) -> None:
         message: bytes = record.value or b""
         try:
-            head = _head_decoder.decode(message)
+            head = decode_head(message)
             payload = read_payload(message)
-        except (msgspec.ValidationError, msgspec.DecodeError, DecodeError):
+        except DecodeError:
             log.warning("skipping an invalid record on %s", STANDINGS)
             return
         sink = self.backend.sink
         assert sink is not None, "the feed runs once the gateway serves"
         if sink.publish(payload, message):
             self.metrics.inc("tracker_kafka_updates_total")
+            self.backend.boards_after(head.tournament, head.seq)
             seq = head.seq
         else:  # a re-delivery: acknowledged with the current seq, as ``tracker up`` does
             seq = sink.seq(head.tournament)
-        self.backend.accepted(head.tournament, head.event.id, seq)
+        self.backend.accepted(head.tournament, head.event_id, seq)
+
+    def _board(self, record: Any) -> None:
+        try:
+            board = decode_board(record.value or b"")
+        except DecodeError:
+            log.warning("skipping an invalid record on %s", BOARDS)
+            return
+        self.backend.keep_board(board)
 
     def _dead_letter(self, record: Any) -> None:
         try:

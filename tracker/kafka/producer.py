@@ -1,10 +1,12 @@
-"""Producing events straight to ``tracker-results`` (``tracker replay --broker``).
+"""Producing events straight to ``tracker-results`` (``tracker replay --broker``), and boards to ``tracker-boards``.
 
 Each event is one record keyed by its tournament id, its value the event's
 canonical JSON.  Records of one tournament go to one partition, in the
 order given; a record counts as sent when all in-sync replicas have it
 (``acks=all``).  Re-producing an event (a replay run twice) is harmless: a
-worker applies an event id once.
+worker applies an event id once.  A board (a game in progress, ``tracker
+follow`` of a live PGN) goes to ``tracker-boards`` the same way; no worker
+reads it, every gateway does (:mod:`tracker.kafka.feed`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
-from tracker.core.events import Event, encode_event
+from tracker.core.events import BoardUpdated, Event, encode_board, encode_event
 from tracker.formats import TournamentFile
 from tracker.kafka.topics import (
+    BOARDS,
     BROKER_WAIT,
     PLAINTEXT,
     RESULTS,
@@ -50,6 +53,31 @@ async def send_event(producer: Any, event: Event) -> asyncio.Future[Any]:
     """Queue one event on ``tracker-results``; the returned future resolves once the broker has it."""
     delivered: asyncio.Future[Any] = await producer.send(RESULTS, encode_event(event), key=event.tournament.encode())
     return delivered
+
+
+async def send_board(producer: Any, board: BoardUpdated) -> asyncio.Future[Any]:
+    """Queue one board on ``tracker-boards``; the returned future resolves once the broker has it."""
+    delivered: asyncio.Future[Any] = await producer.send(BOARDS, encode_board(board), key=board.tournament.encode())
+    return delivered
+
+
+async def produce_boards(
+    boards: Iterable[BoardUpdated], broker: str, *, security: KafkaSecurity = PLAINTEXT, wait: float = BROKER_WAIT
+) -> int:
+    """Produce ``boards`` in order to ``tracker-boards``; return how many the broker acknowledged.
+
+    Creates the topics if they are missing.  Raises
+    :class:`~tracker.kafka.topics.BrokerError` as :func:`produce_events` does.
+    """
+    await ensure_topics(broker, security=security, wait=wait)
+    try:
+        async with results_producer(broker, security=security, wait=wait) as producer:
+            pending = [await send_board(producer, board) for board in boards]
+            for delivered in pending:
+                await delivered
+    except KafkaError as exc:
+        raise BrokerError(f"Kafka broker {broker}: {exc}") from None
+    return len(pending)
 
 
 async def produce_events(

@@ -12,6 +12,7 @@ topic                       cleanup   value        written by
 ``tracker-standings``       delete    ``update``   workers, one per accepted event
 ``tracker-snapshots``       compact   ``snapshot`` workers, once per batch and tournament
 ``tracker-dead-letters``    delete    dead letter  workers, one per rejected event
+``tracker-boards``          delete    board JSON   follow, gateways (games in progress)
 ``tracker-tournaments-      compact   one event    workers (the Faust table's changelog)
 changelog``
 ``tracker-progress-         compact   offset       workers (the Faust table's changelog)
@@ -65,6 +66,8 @@ RESULTS: Final = "tracker-results"
 STANDINGS: Final = "tracker-standings"
 SNAPSHOTS: Final = "tracker-snapshots"
 DEAD_LETTERS: Final = "tracker-dead-letters"
+BOARDS: Final = "tracker-boards"
+"""Games in progress (``board_updated``), apart from the results: no worker reads them, every gateway does."""
 CHANGELOG: Final = f"{APP_ID}-{TABLE}-changelog"
 """The table's changelog, named as Faust names it (``{app id}-{table}-changelog``)."""
 PROGRESS_CHANGELOG: Final = f"{APP_ID}-{PROGRESS_TABLE}-changelog"
@@ -72,7 +75,7 @@ PROGRESS_CHANGELOG: Final = f"{APP_ID}-{PROGRESS_TABLE}-changelog"
 
 DEFAULT_PARTITIONS: Final = 8
 COMPACTED: Final = frozenset({SNAPSHOTS, CHANGELOG, PROGRESS_CHANGELOG})
-ALL_TOPICS: Final = (RESULTS, STANDINGS, SNAPSHOTS, DEAD_LETTERS, CHANGELOG, PROGRESS_CHANGELOG)
+ALL_TOPICS: Final = (RESULTS, STANDINGS, SNAPSHOTS, DEAD_LETTERS, BOARDS, CHANGELOG, PROGRESS_CHANGELOG)
 
 
 class BrokerError(TrackerError):
