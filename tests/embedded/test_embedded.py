@@ -300,6 +300,7 @@ async def test_a_stalled_subscriber_does_not_delay_the_others_and_is_dropped(tra
         await recv(live)
         await submit(live, token, opened)
         await reply_to(live, opened.id)
+        await recv_until(live, lambda m: m["type"] == "update")  # the opening's, fanned out after its ack
         results = ["1-0", "0-1", "1/2-1/2"]
         first = game("flip-0", 1, 1, 2)
         await send(live, {"type": "submit", "token": token, "event": {**first, "tournament": tid}})

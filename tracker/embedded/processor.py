@@ -15,6 +15,11 @@ Two things make that hold for unlucky clients:
   journal write and the publish after it run in a task the processor owns;
   a submitter that disconnects (its submit cancelled) stops waiting, not the
   commit.  :meth:`EmbeddedProcessor.drain` waits for these tasks on shutdown.
+- **The ack does not wait for the audience.**  Once the journal has committed
+  an event, its submitter's future is resolved and its update is queued for
+  the publisher task, which fans updates out in seq order after yielding to
+  the loop, so the ack is written before the fan-out to thousands of
+  subscribers, not after it.
 
 If a commit fails, the tournaments whose events were in the failed batch
 are rebuilt from the journal at once (before any other event is applied),
@@ -38,6 +43,7 @@ waits for its last commit.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Iterable
 
 from tracker.core.apply import Batch, apply, fold
@@ -84,6 +90,8 @@ class EmbeddedProcessor:
         self._in_flight: dict[str, int] = {}  # tournament → events of it on their way to the journal
         self._idle: dict[str, asyncio.TimerHandle] = {}  # finished tournament → its compaction, once idle
         self._commits: set[asyncio.Task[None]] = set()
+        self._outbox: deque[tuple[str, StandingsPayload, bytes]] = deque()  # committed, to be published
+        self._publisher: asyncio.Task[None] | None = None
         journal.on_failure = self._rebuild
         metrics.gauges["tracker_journal_lag"] = lambda: journal.lag
         metrics.gauges["tracker_tournaments_live"] = lambda: len(self.states)
@@ -248,9 +256,9 @@ class EmbeddedProcessor:
         except JournalError as exc:
             done.set_exception(EventRejected(str(exc), code="not-durable"))
         else:
-            if self.sink is not None:
-                self.sink.publish(payload, message)
-            self._boards_after(event.tournament)
+            self._outbox.append((event.tournament, payload, message))
+            if self._publisher is None or self._publisher.done():
+                self._publisher = asyncio.create_task(self._publish(), name="publish")
             done.set_result(seq)
         finally:
             self._committing.pop(key, None)
@@ -265,13 +273,27 @@ class EmbeddedProcessor:
             if done.exception() is not None:
                 done.exception()  # retrieved: nobody may be waiting any more (the submitter disconnected)
 
+    async def _publish(self) -> None:
+        """Publish the committed updates in seq order, after letting the acks of their submitters go out."""
+        while self._outbox:
+            # the submitters' tasks resume two loop turns after their futures resolve: let their acks out first
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            while self._outbox:
+                tid, payload, message = self._outbox.popleft()
+                if self.sink is not None:
+                    self.sink.publish(payload, message)
+                self._boards_after(tid)
+
     async def drain(self) -> None:
         """Wait until every accepted event is journalled and published (or failed): on shutdown.
 
         Pending compactions are cancelled: the state is about to go anyway.
         """
-        while self._commits:
+        while self._commits or (self._publisher is not None and not self._publisher.done()):
             await asyncio.gather(*self._commits, return_exceptions=True)
+            if self._publisher is not None:
+                await asyncio.gather(self._publisher, return_exceptions=True)
         for idle in self._idle.values():
             idle.cancel()
         self._idle.clear()
