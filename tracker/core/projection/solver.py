@@ -4,49 +4,40 @@ How this works
 --------------
 
 One query asks for one extreme of one player — best or worst final rank,
-lowest or highest final KS — optionally with some games' outcomes fixed (the
-per-game effects, and later the stakes of a pending game).  The answer is an
+lowest or highest final KS, lowest, highest or smallest absolute lead —
+optionally with some games' outcomes fixed (the per-game effects, the
+stakes of a pending game).  :meth:`Solver.solve` answers with an
 :class:`Extreme`: the value, a complete scenario (an outcome index for every
 undecided game) that reaches it, and whether the value is proven.
+:meth:`Solver.reach` asks less: whether some completion gets to a given
+value (a line: "can she still finish in the top 3 if this game is drawn?"),
+with a scenario when it does; it stops at the first such scenario.
 
-The search is depth-first over the undecided games with, at every node,
-*sound* bounds on the objective over all completions of the games fixed so
-far, computed from intervals: each player's final score, the points between
-each pair, the wins.
-
-* **Rank.**  ``j`` is certainly ahead of ``i`` when even ``j``'s lowest score
-  beats ``i``'s highest; certainly not ahead when the reverse holds.  Two
-  players whose scores are both settled and equal go through the tie-break
-  order: each criterion compares the *difference* ``j − i`` as an interval
-  (Sonneborn-Berger: ``Σ_k (P_jk − P_ik)·S_k`` with the opponents' score
-  intervals; Koya: the same over the opponents certainly or possibly on the
-  line; WON: the wins), and DE is evaluated once the group tied so far is
-  known and every game inside it is decided.  Best rank ≥ 1 + the players
-  certainly ahead; worst rank ≤ n − the players certainly not ahead.  At a
-  leaf the bounds meet and equal :func:`~tracker.core.projection.ranking.ranks`.
-* **KS.**  Between the points certainly scored against opponents certainly on
-  the line and the most that can be scored against those who can still be.
-* **Lead** (for a play-off for 1st): the best score of the others minus the
-  player's own, between ``max lows − own high`` and ``max highs − own low``;
-  ``lead_zero`` minimises its absolute value (0: tied for first on points).
-
-A node whose bounds meet is not expanded: the rest is completed with any
-outcomes and ranked once (so every value comes with a scenario that was
-actually evaluated).  A node whose optimistic bound cannot beat the best
-scenario found so far is pruned.  Children are visited best bound first, and
-the game branched on is one that touches what is still undecided about the
-player (a rival whose score straddles theirs, an opponent whose score moves a
-tie-break difference or crosses the line), so games that cannot change the
-answer are never enumerated.
+The search is depth-first over the undecided games.  At every node,
+:class:`~tracker.core.projection.node.Node` gives *sound* bounds on the
+objective over all completions of the games fixed so far: the cheap
+interval bounds, then, where the relaxation covers the objective, the
+tighter flow bounds of :meth:`~tracker.core.projection.node.Node.tighten`
+together with a guide (an outcome per game).  A node whose optimistic bound
+cannot beat the best scenario known is pruned; at the root the guide's
+scenario is ranked (it often reaches the bound, which ends the query);
+children are visited best bound first, the guide's outcome first among
+equals; the game branched on is one that touches what is still undecided
+about the player (a rival whose score straddles theirs, an opponent whose
+score moves a tie-break difference or crosses the line), so games that
+cannot change the answer are never enumerated.  A node whose bounds meet
+is not expanded: the rest is completed with any outcomes and ranked once
+(so every value comes with a scenario that was actually evaluated).
 
 Dominance: a player's own result only moves their rank (and their lead)
 one way (a better result raises their score and lowers the opponent's;
 every player ahead after it was ahead before), so for the best rank the
 player's own open games are fixed to wins, for the worst to losses, before
-searching.
+searching; their score is then settled, which the flow bounds need.
 
 Every evaluated leaf improves the best-known scenario of every (player,
-objective), and of every (game, outcome) condition, so later queries usually
+objective), unconditionally and under each (game, outcome) it contains
+(:class:`~tracker.core.projection.leaves.Known`), so later queries usually
 start at their optimum and only have to prove it.  A query that exceeds its
 node budget stops with the best scenario found (``attained``) and the best
 bound proven (``value``), ``exact=False``.
@@ -55,18 +46,19 @@ bound proven (``value``), ``exact=False``.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import product as _product
 from typing import Final as Constant
-from typing import Literal
 
-from tracker.core.line import qualifies
 from tracker.core.order import TieBreak
+from tracker.core.projection.leaves import UNCONDITIONAL, Known, Leaf, leads
 from tracker.core.projection.model import Model
+from tracker.core.projection.node import Node, Objective
 from tracker.core.projection.ranking import ranks
 from tracker.core.tiebreaks import rule_of
-from tracker.core.tiebreaks.rule import Final, Span
+from tracker.core.tiebreaks.rule import Final
 
-Objective = Literal["rank_best", "rank_worst", "ks_min", "ks_max", "lead_min", "lead_max", "lead_zero"]
 #: The four extremes every player gets.
 OBJECTIVES: Constant[tuple[Objective, ...]] = ("rank_best", "rank_worst", "ks_min", "ks_max")
 #: Nodes one query may expand before it settles for bounds.
@@ -87,9 +79,19 @@ _OWN_RESULT: Constant[dict[Objective, bool]] = {
     "lead_min": True,
     "lead_max": False,
 }
-_UNCONDITIONAL: Constant = -1
+#: Objectives the flow relaxation tightens (Node.tighten).
+_TIGHTENED: Constant = frozenset({"rank_best", "rank_worst", "lead_min"})
 #: The projected KS: plain Koya (limit 0), whatever the order ranks by.
 _KS: Constant = TieBreak("KS", "KS")
+_FAR: Constant = 1 << 60
+#: A node's bounds (optimistic, pessimistic), the weights that choose the game to branch on, the rivals' ties.
+_Assessed = tuple[tuple[int, int], list[int], dict[int, int]]
+#: Rankings the local search at the root of a rank query may spend.
+_POLISH: Constant = 1500
+#: Rounds of the tie repair at the root of a rank query.
+_REPAIRS: Constant = 4
+
+__all__ = ["DEFAULT_BUDGET", "OBJECTIVES", "Extreme", "Leaf", "Objective", "Reach", "Solver"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,214 +112,104 @@ class Extreme:
 
 
 @dataclass(frozen=True, slots=True)
-class Leaf:
-    """One complete scenario and what it gives: ranks, plain KS (units), scores (units).
+class Reach:
+    """Whether some completion gets a player's objective to a target: ``possible`` (``None``: budget ran out).
 
-    ``lead[i]`` is the best score among the others minus ``i``'s (negative: alone in first).
+    ``scenario`` is one that does when ``possible``; ``None`` otherwise.
     """
 
-    scenario: tuple[int, ...]
-    ranks: list[int]
-    ks: list[int]
-    score: list[int]
-    lead: list[int]
-
-    def value(self, objective: Objective, i: int) -> int:
-        """What this leaf gives player ``i`` for ``objective`` (a rank, KS or lead in units)."""
-        if objective in ("rank_best", "rank_worst"):
-            return self.ranks[i]
-        if objective in ("ks_min", "ks_max"):
-            return self.ks[i]
-        if objective == "lead_zero":
-            return abs(self.lead[i])
-        return self.lead[i]
+    possible: bool | None
+    scenario: tuple[int, ...] | None
 
 
 class _Budget(Exception):
-    """The node budget of a query ran out (caught inside :meth:`Solver.solve`)."""
+    """The node budget of a query ran out (caught inside the query)."""
 
 
-class Solver:
+class _Incumbent:
+    """The best scenario a query knows (minimised value), started from every leaf evaluated so far."""
+
+    __slots__ = ("i", "objective", "scenario", "sign", "value")
+
+    def __init__(self, objective: Objective, i: int, value: int, scenario: tuple[int, ...] | None) -> None:
+        self.objective = objective
+        self.i = i
+        self.sign = _SIGN[objective]
+        self.value = value
+        self.scenario = scenario
+
+    def offer(self, leaf: Leaf) -> None:
+        v = self.sign * leaf.value(self.objective, self.i)
+        if v < self.value:
+            self.value = v
+            self.scenario = leaf.scenario
+
+
+class Solver(Node):
     """Queries over one model; see the module docstring.  Not thread-safe (it mutates its own arrays)."""
 
-    def __init__(self, m: Model, *, budget: int = DEFAULT_BUDGET, seed: int = 15) -> None:
-        n = m.n
-        self.m = m
-        self.n = n
+    def __init__(
+        self, m: Model, *, budget: int = DEFAULT_BUDGET, seed: int = 15, scenarios: Iterable[tuple[int, ...]] = ()
+    ) -> None:
+        super().__init__(m)
         self.budget = budget
-        self.games = m.undecided
-        self.k = len(self.games)
-        self.ends = [(g.white, g.black) for g in self.games]
-        self.opts = [tuple((o.white, o.black, o.white_won, o.black_won) for o in g.options) for g in self.games]
-        # per game: lowest and highest units for white and black, most wins for each
-        self.span = [
-            (
-                min(o[0] for o in opts),
-                max(o[0] for o in opts),
-                min(o[1] for o in opts),
-                max(o[1] for o in opts),
-                max(o[2] for o in opts),
-                max(o[3] for o in opts),
-            )
-            for opts in self.opts
-        ]
-        self.s_lo = list(m.score)
-        self.s_hi = list(m.score)
-        self.p_lo = [row.copy() for row in m.points]
-        self.p_hi = [row.copy() for row in m.points]
-        self.w_lo = list(m.wins)
-        self.w_hi = list(m.wins)
-        self.open = [0] * n
-        self.of_player: list[list[int]] = [[] for _ in range(n)]
-        for g, ((a, b), (la, ha, lb, hb, xa, xb)) in enumerate(zip(self.ends, self.span, strict=True)):
-            self.s_lo[a] += la
-            self.s_hi[a] += ha
-            self.s_lo[b] += lb
-            self.s_hi[b] += hb
-            self.p_lo[a][b] += la
-            self.p_hi[a][b] += ha
-            self.p_lo[b][a] += lb
-            self.p_hi[b][a] += hb
-            self.w_hi[a] += xa
-            self.w_hi[b] += xb
-            self.open[a] += 1
-            self.open[b] += 1
-            self.of_player[a].append(g)
-            self.of_player[b].append(g)
-        self.assign = [-1] * self.k
-        self.thr0 = m.thresholds[0]
-        self.order = m.order
         ks_final = rule_of(_KS).final
         assert ks_final is not None  # Koya is projectable
         self._ks_final = ks_final
-        #: the rules' view of the node: the same lists, mutated in place by _apply and _undo
-        self.view = Span(m.frame, self.s_lo, self.s_hi, self.p_lo, self.p_hi, self.w_lo, self.w_hi)
+        self.known = Known(self.n, [len(opts) for opts in self.opts])
         self.leaves = 0
         self.nodes = 0
         self.open_bound: int | None = None
-        self.floor = 0
+        self.floor = -_FAR
+        self.hint: tuple[int, ...] | None = None
         self.limit = budget
-        # best known value (minimised: sign × objective) and the leaf reaching it, per
-        # objective, per condition (game, outcome) or _UNCONDITIONAL, per player
-        self._best: dict[tuple[Objective, int, int], list[int]] = {}
-        self._where: dict[tuple[Objective, int, int], list[int]] = {}
-        self._leaves: list[tuple[int, ...]] = []
-        self._proven: dict[tuple[Objective, int, int, int], tuple[Extreme, int]] = {}
+        self._proven: dict[tuple[Objective, int, int], tuple[Extreme, int]] = {}
+        self._reached: dict[tuple[Objective, int, int, int], tuple[Reach, int]] = {}
+        for scenario in scenarios:
+            self.evaluate(scenario)
         self._seed(seed)
-
-    # -- moves ---------------------------------------------------------------------
-
-    def _apply(self, g: int, o: int) -> None:
-        a, b = self.ends[g]
-        ua, ub, wa, wb = self.opts[g][o]
-        la, ha, lb, hb, xa, xb = self.span[g]
-        self.s_lo[a] += ua - la
-        self.s_hi[a] += ua - ha
-        self.s_lo[b] += ub - lb
-        self.s_hi[b] += ub - hb
-        self.p_lo[a][b] += ua - la
-        self.p_hi[a][b] += ua - ha
-        self.p_lo[b][a] += ub - lb
-        self.p_hi[b][a] += ub - hb
-        self.w_lo[a] += wa
-        self.w_hi[a] += wa - xa
-        self.w_lo[b] += wb
-        self.w_hi[b] += wb - xb
-        self.open[a] -= 1
-        self.open[b] -= 1
-        self.assign[g] = o
-
-    def _undo(self, g: int) -> None:
-        o = self.assign[g]
-        a, b = self.ends[g]
-        ua, ub, wa, wb = self.opts[g][o]
-        la, ha, lb, hb, xa, xb = self.span[g]
-        self.s_lo[a] -= ua - la
-        self.s_hi[a] -= ua - ha
-        self.s_lo[b] -= ub - lb
-        self.s_hi[b] -= ub - hb
-        self.p_lo[a][b] -= ua - la
-        self.p_hi[a][b] -= ua - ha
-        self.p_lo[b][a] -= ub - lb
-        self.p_hi[b][a] -= ub - hb
-        self.w_lo[a] -= wa
-        self.w_hi[a] -= wa - xa
-        self.w_lo[b] -= wb
-        self.w_hi[b] -= wb - xb
-        self.open[a] += 1
-        self.open[b] += 1
-        self.assign[g] = -1
 
     # -- leaves --------------------------------------------------------------------
 
     def evaluate(self, scenario: tuple[int, ...] | list[int]) -> Leaf:
         """Rank the crosstable ``scenario`` completes (an outcome index per undecided game).
 
-        Records the scenario as the best known for every objective it
-        improves.  Raises :class:`ValueError` for a scenario of the wrong length.
+        Records the scenario as the best known wherever it improves.  Raises
+        :class:`ValueError` for a scenario of the wrong length.
         """
         if len(scenario) != self.k:
             raise ValueError(f"a scenario gives {self.k} outcomes, not {len(scenario)}")
         saved = self.assign.copy()
         for g in range(self.k):
             if saved[g] != -1:
-                self._undo(g)
+                self.undo(g)
         for g, o in enumerate(scenario):
-            self._apply(g, o)
+            self.apply(g, o)
         leaf = self._rank_leaf(tuple(scenario))
         for g in range(self.k):
-            self._undo(g)
+            self.undo(g)
         for g, o in enumerate(saved):
             if o != -1:
-                self._apply(g, o)
+                self.apply(g, o)
         return leaf
 
-    def _complete(self) -> Leaf:
-        """Evaluate the current node completed with each free game's first outcome."""
+    def _complete(self, guide: dict[int, int] | None = None) -> Leaf:
+        """Evaluate the current node completed with the guide's outcomes (or each free game's first)."""
         free = [g for g in range(self.k) if self.assign[g] == -1]
         for g in free:
-            self._apply(g, 0)
+            self.apply(g, guide.get(g, 0) if guide else 0)
         leaf = self._rank_leaf(tuple(self.assign))
         for g in free:
-            self._undo(g)
+            self.undo(g)
         return leaf
 
     def _rank_leaf(self, scenario: tuple[int, ...]) -> Leaf:
         score = self.s_lo
         final = Final(self.m.frame, score, self.w_lo, self.p_lo)
-        leaf_ranks = ranks(final, self.order)
-        ks = list(self._ks_final(final, _KS))
-        leaf = Leaf(scenario, leaf_ranks, ks, score.copy(), _leads(score))
-        self._record(leaf)
-        return leaf
-
-    def _record(self, leaf: Leaf) -> None:
+        leaf = Leaf(scenario, ranks(final, self.order), list(self._ks_final(final, _KS)), score.copy(), leads(score))
         self.leaves += 1
-        index = len(self._leaves)
-        self._leaves.append(leaf.scenario)
-        values: dict[Objective, list[int]] = {
-            "rank_best": leaf.ranks,
-            "rank_worst": [-r for r in leaf.ranks],
-            "ks_min": leaf.ks,
-            "ks_max": [-v for v in leaf.ks],
-            "lead_min": leaf.lead,
-            "lead_max": [-v for v in leaf.lead],
-            "lead_zero": [abs(v) for v in leaf.lead],
-        }
-        conditions = [(_UNCONDITIONAL, 0), *enumerate(leaf.scenario)]
-        for objective, vals in values.items():
-            for g, o in conditions:
-                key = (objective, g, o)
-                best = self._best.get(key)
-                if best is None:
-                    self._best[key] = vals.copy()
-                    self._where[key] = [index] * self.n
-                    continue
-                where = self._where[key]
-                for p, v in enumerate(vals):
-                    if v < best[p]:
-                        best[p] = v
-                        where[p] = index
+        self.known.record(leaf)
+        return leaf
 
     def _seed(self, seed: int) -> None:
         """A few scenarios for a start: all White wins, all draws, all Black wins, some pseudo-random.
@@ -338,132 +230,22 @@ class Solver:
                 picks.append((x >> 16) % len(opts))
             self.evaluate(picks)
 
-    # -- bounds --------------------------------------------------------------------
+    # -- queries -------------------------------------------------------------------
 
-    def _rank_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
-        """(best, worst) rank of ``i`` over the completions of the current node.
+    def _condition(self, fixed: dict[int, int]) -> int | None:
+        """The known-table index of ``fixed`` (none or one game), ``None`` for more than one game."""
+        if not fixed:
+            return UNCONDITIONAL
+        if len(fixed) == 1:
+            ((g, o),) = fixed.items()
+            return self.known.condition(g, o)
+        return None
 
-        Adds to ``weight`` the players whose games can still change the answer.
-        """
-        n = self.n
-        s_lo, s_hi = self.s_lo, self.s_hi
-        lo_i, hi_i = s_lo[i], s_hi[i]
-        settled = lo_i == hi_i
-        ahead = behind = 0
-        tied: list[int] = []
-        certain = True  # is the group tied with i on points known?
-        for j in range(n):
-            if j == i:
-                continue
-            if s_lo[j] > hi_i:
-                ahead += 1
-            elif s_hi[j] < lo_i:
-                behind += 1
-            elif settled and s_lo[j] == s_hi[j]:
-                tied.append(j)
-            else:
-                certain = False
-                if weight is not None:
-                    weight[j] += 4
-                    weight[i] += 4
-        if tied:
-            a, b = self._tie_walk(i, tied, certain, weight)
-            ahead += a
-            behind += b
-        return 1 + ahead, n - behind
-
-    def _tie_walk(self, i: int, tied: list[int], certain: bool, weight: list[int] | None) -> tuple[int, int]:
-        """Players of ``tied`` (settled on ``i``'s score) certainly ahead of / certainly not ahead of ``i``.
-
-        Each criterion of the order in turn: a rule with a column compares
-        the interval of each difference (:attr:`Rule.difference`); a rule
-        decided inside groups is evaluated once the group tied so far is
-        known and every game inside it is decided.
-        """
-        ahead = behind = 0
-        group = tied
-        for tb, rule in self.order:
-            if not group:
-                break
-            kept: list[int] = []
-            if rule.final_places is not None:
-                members = [i, *group]
-                if not certain or any(self.open[x] for x in members):
-                    return ahead, behind  # the rest: undecided
-                places = rule.final_places(self.view.settled(), members)
-                for j in group:
-                    if places[j] < places[i]:
-                        ahead += 1
-                    elif places[j] > places[i]:
-                        behind += 1
-                    else:
-                        kept.append(j)
-            else:
-                assert rule.difference is not None  # the model admits projectable rules only
-                for j in group:
-                    lo, hi = rule.difference(self.view, tb, j, i, weight)
-                    if lo > 0:
-                        ahead += 1
-                    elif hi < 0:
-                        behind += 1
-                    elif lo == hi == 0:
-                        kept.append(j)
-                    else:
-                        certain = False
-            group = kept
-        return ahead, behind + len(group)  # equal on everything: a shared rank, not ahead
-
-    def _ks_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
-        """(lowest, highest) plain KS of ``i`` over the completions of the current node."""
-        thr = self.thr0
-        lo = hi = 0
-        s_lo, s_hi = self.s_lo, self.s_hi
-        row_lo, row_hi = self.p_lo[i], self.p_hi[i]
-        for k in range(self.n):
-            if row_hi[k] == 0:
-                continue
-            if qualifies(s_lo[k], thr):
-                lo += row_lo[k]
-                hi += row_hi[k]
-            elif qualifies(s_hi[k], thr):
-                hi += row_hi[k]
-                if weight is not None:
-                    weight[k] += 2
-            if weight is not None and row_lo[k] != row_hi[k]:
-                weight[k] += 1
-                weight[i] += 1
-        return lo, hi
-
-    def _lead_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
-        """(lowest, highest) lead over ``i`` (best score of the others minus ``i``'s)."""
-        others = [j for j in range(self.n) if j != i]
-        top_lo = max(self.s_lo[j] for j in others)
-        top_hi = max(self.s_hi[j] for j in others)
-        if weight is not None:
-            weight[i] += 4
-            for j in others:
-                if self.s_hi[j] >= top_lo and self.s_lo[j] != self.s_hi[j]:
-                    weight[j] += 2
-        return top_lo - self.s_hi[i], top_hi - self.s_lo[i]
-
-    def _bounds(self, objective: Objective, i: int, weight: list[int] | None = None) -> tuple[int, int]:
-        """(optimistic, pessimistic) bound of the minimised quantity ``sign × objective``."""
-        if objective == "rank_best":
-            return self._rank_bounds(i, weight)
-        if objective == "rank_worst":
-            best, worst = self._rank_bounds(i, weight)
-            return -worst, -best
-        if objective in ("ks_min", "ks_max"):
-            lo, hi = self._ks_bounds(i, weight)
-            return (lo, hi) if objective == "ks_min" else (-hi, -lo)
-        lo, hi = self._lead_bounds(i, weight)
-        if objective == "lead_min":
-            return lo, hi
-        if objective == "lead_max":
-            return -hi, -lo
-        return (0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
-
-    # -- the search ----------------------------------------------------------------
+    def _start(self, objective: Objective, i: int, condition: int | None) -> _Incumbent:
+        found = self.known.best(objective, i, condition) if condition is not None else None
+        if found is None:
+            return _Incumbent(objective, i, _FAR, None)
+        return _Incumbent(objective, i, found[0], found[1].scenario)
 
     def solve(
         self, i: int, objective: Objective, fixed: dict[int, int] | None = None, *, budget: int | None = None
@@ -475,92 +257,302 @@ class Solver:
         (``exact=False``) once it has expanded ``budget`` nodes.
         """
         fixed = fixed or {}
-        condition = next(iter(fixed.items())) if len(fixed) == 1 else None
-        memo_key = (objective, i, *(condition or (_UNCONDITIONAL, 0)))
+        condition = self._condition(fixed)
         limit = self.budget if budget is None else budget
-        known = self._proven.get(memo_key) if len(fixed) <= 1 else None
+        memo = (objective, i, condition) if condition is not None else None
+        known = self._proven.get(memo) if memo is not None else None
+        self.nodes = 0
         if known is not None and (known[0].exact or known[1] >= limit):
             return known[0]
         sign = _SIGN[objective]
-        key = (objective, *(condition or (_UNCONDITIONAL, 0)))
-        incumbent = _Incumbent(self, objective, i, key if len(fixed) <= 1 else None, fixed)
+        incumbent = self._start(objective, i, condition)
         # a condition cannot beat the unconditional extreme: once proven, it is a floor
-        floor = -(1 << 60)
+        floor = -_FAR
         if fixed:
             unconditional = self.solve(i, objective)
+            self.nodes = 0
             if unconditional.exact:
                 floor = sign * unconditional.value
-                if incumbent.value == floor:
-                    result = Extreme(unconditional.value, unconditional.value, incumbent.scenario or (), True)
-                    if len(fixed) <= 1:
-                        self._proven[memo_key] = (result, limit)
+                if incumbent.value == floor and incumbent.scenario is not None:
+                    result = Extreme(unconditional.value, unconditional.value, incumbent.scenario, True)
+                    if memo is not None:
+                        self._proven[memo] = (result, limit)
                     return result
-        self.floor = floor
-        for g, o in fixed.items():
-            self._apply(g, o)
-        own = _OWN_RESULT.get(objective)
-        if own is not None:
-            # dominance: i's own free games at i's best (worst) result
-            for g in self.of_player[i]:
-                if self.assign[g] != -1:
-                    continue
-                a = self.ends[g][0]
-                units = [opt[0] if a == i else opt[1] for opt in self.opts[g]]
-                self._apply(g, units.index(max(units) if own else min(units)))
-        free_before = [g for g in range(self.k) if self.assign[g] == -1]
-        self.nodes = 0
-        self.limit = limit
-        self.open_bound = None
-        if incumbent.scenario is None:
-            incumbent.offer(self._complete())
-        root = self._bounds(objective, i)
-        with contextlib.suppress(_Budget):  # the budget ran out: open_bound holds what is proven
-            self._node(objective, i, root, incumbent)
-        for g in range(self.k):
-            if self.assign[g] != -1 and g not in free_before:
-                self._undo(g)
+        self._search(objective, i, fixed, floor, limit, incumbent, self._hint(objective, i, fixed))
         value, scenario = incumbent.value, incumbent.scenario
         assert scenario is not None  # every node with bounds that meet is completed; the root at least
         proven = value if self.open_bound is None else min(value, self.open_bound)
         result = Extreme(sign * proven, sign * value, scenario, proven == value)
-        if len(fixed) <= 1:
-            self._proven[memo_key] = (result, limit)
+        if memo is not None:
+            self._proven[memo] = (result, limit)
         return result
 
-    def _node(self, objective: Objective, i: int, bound: tuple[int, int], inc: _Incumbent) -> None:
-        lo, hi = bound
-        lo = max(lo, self.floor)
+    def reach(
+        self,
+        i: int,
+        objective: Objective,
+        target: int,
+        fixed: dict[int, int] | None = None,
+        *,
+        budget: int | None = None,
+    ) -> Reach:
+        """Whether some outcome of the games not in ``fixed`` gives ``i`` an ``objective`` at ``target`` or better.
+
+        Better is lower for ``rank_best``, ``ks_min``, ``lead_min`` and
+        ``lead_zero``, higher for the others (``reach(i, "rank_worst", 4)``:
+        can ``i`` finish 4th or lower?).  ``possible`` is ``None`` when the
+        search spent ``budget`` nodes without deciding.
+        """
+        fixed = fixed or {}
+        sign = _SIGN[objective]
+        goal = sign * target
+        condition = self._condition(fixed)
+        limit = self.budget if budget is None else budget
+        self.nodes = 0
+        if condition is not None:
+            found = self.known.best(objective, i, condition)
+            if found is not None and found[0] <= goal:
+                return Reach(True, found[1].scenario)
+            proven = self._proven.get((objective, i, condition))
+            if proven is not None and sign * proven[0].value > goal:
+                return Reach(False, None)
+            memo = (objective, i, condition, goal)
+            known = self._reached.get(memo)
+            if known is not None and (known[0].possible is not None or known[1] >= limit):
+                return known[0]
+        if fixed:
+            # nothing under a condition beats the unconditional extreme: a proven one may settle it
+            proven = self._proven.get((objective, i, UNCONDITIONAL))
+            if proven is not None and sign * proven[0].value > goal:
+                return Reach(False, None)
+            unconditional = self.reach(i, objective, target, budget=limit)
+            self.nodes = 0
+            if unconditional.possible is False:
+                return unconditional
+        # nothing at the goal or better is known: a virtual incumbent just past it prunes everything that cannot
+        incumbent = _Incumbent(objective, i, goal + 1, None)
+        self._search(objective, i, fixed, goal, limit, incumbent, self._hint(objective, i, fixed))
+        if incumbent.value <= goal:
+            result = Reach(True, incumbent.scenario)
+        else:
+            result = Reach(None if self.open_bound is not None else False, None)
+        if condition is not None:
+            self._reached[(objective, i, condition, goal)] = (result, limit)
+        return result
+
+    def _hint(self, objective: Objective, i: int, fixed: dict[int, int]) -> tuple[int, ...] | None:
+        """For a query under a condition: the best scenario known without it (one game away, usually)."""
+        if not fixed:
+            return None
+        found = self.known.best(objective, i, UNCONDITIONAL)
+        return None if found is None else found[1].scenario
+
+    def _search(
+        self,
+        objective: Objective,
+        i: int,
+        fixed: dict[int, int],
+        floor: int,
+        limit: int,
+        incumbent: _Incumbent,
+        hint: tuple[int, ...] | None = None,
+    ) -> None:
+        """Branch and bound under ``fixed`` (undone afterwards); ``open_bound`` says what the budget left open.
+
+        ``hint`` is a scenario to start the local search at the root from (its free games' outcomes).
+        """
+        self.floor = floor
+        self.hint = hint
+        decided = [g for g in range(self.k) if self.assign[g] != -1]
+        for g, o in fixed.items():
+            self.apply(g, o)
+        own = _OWN_RESULT.get(objective)
+        if own is not None:
+            # dominance: i's own free games at i's best (worst) result
+            for g in self.of_player[i]:
+                if self.assign[g] == -1:
+                    self.apply(g, self.own_outcome(g, i, own))
+        self.nodes = 0
+        self.limit = limit
+        self.open_bound = None
+        try:
+            if incumbent.scenario is None and incumbent.value >= _FAR:
+                incumbent.offer(self._complete())
+            with contextlib.suppress(_Budget):  # the budget ran out: open_bound holds what is proven
+                self._node(objective, i, self._assess(objective, i), -_FAR, incumbent, True)
+        finally:
+            for g in range(self.k):
+                if self.assign[g] != -1 and g not in decided:
+                    self.undo(g)
+
+    def _assess(self, objective: Objective, i: int) -> _Assessed:
+        weight = [0] * self.n
+        side: dict[int, int] = {}
+        return self.bounds(objective, i, weight, side), weight, side
+
+    def _node(
+        self, objective: Objective, i: int, assessed: _Assessed, inherited: int, inc: _Incumbent, root: bool
+    ) -> None:
+        """Search the node ``assessed`` describes; ``inherited`` is a bound proven for a node above it."""
+        (cheap, hi), weight, side = assessed
+        lo = max(cheap, inherited, self.floor)
         if inc.value <= lo:
             return
-        if lo == hi or all(o != -1 for o in self.assign):
+        if lo == hi or self.free == 0:
             inc.offer(self._complete())
             return
         self.nodes += 1
         if self.nodes > self.limit:
-            self.open_bound = lo if self.open_bound is None else min(self.open_bound, lo)
+            self._left_open(lo)
             raise _Budget
-        weight = [0] * self.n
-        self._bounds(objective, i, weight)
+        guide = None
+        if objective in _TIGHTENED:
+            tight, guide = self.tighten(objective, i, cheap, inc.value, side)
+            lo = max(lo, tight)
+            if inc.value <= lo:
+                return
+            if root and guide is not None:
+                starts = []
+                if objective != "lead_min":
+                    starts = self.starts(objective, i, side)
+                if objective == "rank_best" or objective == "lead_min":
+                    starts.insert(0, guide.outcomes())
+                for scenario in starts:
+                    inc.offer(self._complete(scenario))
+                    if inc.value <= lo:
+                        return
+                if objective != "lead_min":
+                    self._repair(objective, i, inc, lo, side)
+                    if inc.value <= lo:
+                        return
+                    self._polish(objective, i, inc, lo, starts)
+                    if inc.value <= lo:
+                        return
         g = self._branch(weight)
+        prefer = guide.pick(g) if guide is not None else -1
         children = []
         for o in range(len(self.opts[g])):
-            self._apply(g, o)
-            children.append((self._bounds(objective, i), o))
-            self._undo(g)
-        children.sort()
-        for k, (child, o) in enumerate(children):
-            if inc.value <= max(child[0], self.floor):
+            self.apply(g, o)
+            child = self._assess(objective, i)
+            self.undo(g)
+            children.append((child[0], o != prefer, o, child))
+        children.sort(key=lambda c: c[:3])
+        for k, ((child_lo, _), _, o, child) in enumerate(children):
+            if inc.value <= max(child_lo, lo):
                 continue
-            self._apply(g, o)
+            self.apply(g, o)
             try:
-                self._node(objective, i, child, inc)
+                self._node(objective, i, child, lo, inc, False)
             except _Budget:
-                for later, _ in children[k + 1 :]:
-                    if later[0] < inc.value:
-                        self.open_bound = later[0] if self.open_bound is None else min(self.open_bound, later[0])
+                for (later, _), _, _, _ in children[k + 1 :]:
+                    if max(later, lo) < inc.value:
+                        self._left_open(max(later, lo))
                 raise
             finally:
-                self._undo(g)
+                self.undo(g)
+
+    def _repair(self, objective: Objective, i: int, inc: _Incumbent, bound: int, side: dict[int, int]) -> None:
+        """Scenarios with the rivals level with ``i``, then moved off ``i``'s score where the tie-breaks go wrong.
+
+        The best rank: rivals capped at ``i``'s score; a rival who ties and
+        is ranked ahead is capped one unit below next time.  The worst rank:
+        rivals lifted to ``i``'s score; a rival who ties and is ranked behind
+        is lifted one unit above.  A few rounds, each one scenario ranked.
+        """
+        best = objective == "rank_best"
+        score = self.s_lo[i]
+        levels = self.caps(i, side) if best else self.needs(i, side)
+        rivals = list(levels)
+        for _ in range(_REPAIRS):
+            leaf = self._complete(self.levelled(i, levels, best))
+            inc.offer(leaf)
+            if inc.value <= bound:
+                return
+            mine = leaf.ranks[i]
+            wrong = [
+                j
+                for j in rivals
+                if leaf.score[j] == score
+                and levels[j] == score
+                and (leaf.ranks[j] < mine if best else leaf.ranks[j] > mine)
+            ]
+            if not wrong:
+                return
+            for j in wrong:
+                levels[j] = score - 1 if best else score + 1
+
+    def _polish(self, objective: Objective, i: int, inc: _Incumbent, bound: int, starts: list[dict[int, int]]) -> None:
+        """Local search from ``starts``, the incumbent and the hint: change a game, or two of a player, while it helps.
+
+        The score is the rank, then how far the rivals on the wrong side of
+        ``i`` are from the right side (points, one for a tie-break): a change
+        is kept when it lowers that pair.  Only games of a rival on the wrong
+        side are changed.  The best scenario of each start is ranked in full
+        and offered.  At most ``_POLISH`` rankings per start.
+        """
+        free = [g for g in range(self.k) if self.assign[g] == -1]
+        if not free:
+            return
+        best = objective == "rank_best"
+        score = self.s_lo[i]
+        order, frame = self.order, self.m.frame
+        s, n = self.s_lo, self.n
+        wrong: list[int] = []
+
+        def measure() -> tuple[int, int]:
+            r = ranks(Final(frame, s, self.w_lo, self.p_lo), order)
+            mine = r[i]
+            wrong.clear()
+            if best:
+                wrong.extend(j for j in range(n) if r[j] < mine)
+                return mine, sum(s[j] - score + 1 for j in wrong)
+            wrong.extend(j for j in range(n) if j != i and r[j] > mine)
+            return -mine, sum(score - s[j] + 1 for j in wrong)
+
+        seeds = [
+            *starts,
+            *(dict(zip(free, (known[g] for g in free), strict=True)) for known in (inc.scenario, self.hint) if known),
+        ]
+        for start in seeds:
+            for g in free:
+                self.apply(g, start.get(g, 0))
+            value = measure()
+            spent = 0
+            while value[0] > bound and spent < _POLISH:
+                touched = set(wrong)
+                singles = [g for g in free if touched & set(self.ends[g])]
+                pairs = [(g, h) for g in singles for h in free if h != g and set(self.ends[g]) & set(self.ends[h])]
+                found = None
+                for games in (*((g,) for g in singles), *pairs):
+                    was = [self.assign[g] for g in games]
+                    for outcomes in _product(*(range(len(self.opts[g])) for g in games)):
+                        if any(o == w for o, w in zip(outcomes, was, strict=True)):
+                            continue
+                        for g, o in zip(games, outcomes, strict=True):
+                            self.undo(g)
+                            self.apply(g, o)
+                        spent += 1
+                        now = measure()
+                        if now < value:
+                            found = now
+                            break
+                        for g, o in zip(games, was, strict=True):
+                            self.undo(g)
+                            self.apply(g, o)
+                    if found is not None or spent >= _POLISH:
+                        break
+                if found is None:
+                    break
+                value = found
+            measure_leaf = self._rank_leaf(tuple(self.assign))
+            inc.offer(measure_leaf)
+            for g in free:
+                self.undo(g)
+            if inc.value <= bound:
+                return
+
+    def _left_open(self, bound: int) -> None:
+        self.open_bound = bound if self.open_bound is None else min(self.open_bound, bound)
 
     def _branch(self, weight: list[int]) -> int:
         best, best_w = -1, -1
@@ -572,38 +564,3 @@ class Solver:
             if w > best_w:
                 best, best_w = g, w
         return best
-
-
-class _Incumbent:
-    """The best scenario a query knows, started from every leaf evaluated so far."""
-
-    def __init__(
-        self,
-        solver: Solver,
-        objective: Objective,
-        i: int,
-        key: tuple[Objective, int, int] | None,
-        fixed: dict[int, int],
-    ) -> None:
-        self.objective = objective
-        self.i = i
-        self.fixed = fixed
-        self.value = 1 << 60
-        self.scenario: tuple[int, ...] | None = None
-        if key is not None and key in solver._best:
-            self.value = solver._best[key][i]
-            self.scenario = solver._leaves[solver._where[key][i]]
-
-    def offer(self, leaf: Leaf) -> None:
-        v = _SIGN[self.objective] * leaf.value(self.objective, self.i)
-        if v < self.value:
-            self.value = v
-            self.scenario = leaf.scenario
-
-
-def _leads(score: list[int]) -> list[int]:
-    """Per player: the best score among the others minus theirs."""
-    ordered = sorted(score, reverse=True)
-    top, second = ordered[0], ordered[1] if len(ordered) > 1 else ordered[0]
-    alone = score.count(top) == 1
-    return [(second if alone and s == top else top) - s for s in score]

@@ -38,8 +38,10 @@ from tracker.core.projection.solver import Objective, Solver
 
 LineState = Literal["clinched", "playoff", "open", "eliminated", "unknown"]
 
-#: Nodes all stake queries may expand together (a few seconds of search at most), and one query.
+#: Nodes all stake queries may expand together (a few seconds of search at most), one player's extreme (the
+#: states of today), and one question under a condition.
 STAKES_BUDGET: Final = 400_000
+STAKES_EXTREME_BUDGET: Final = 25_000
 STAKES_QUERY_BUDGET: Final = 4_000
 
 
@@ -110,7 +112,16 @@ def _line_name(places: int) -> str:
 
 
 class _States:
-    """Line states of players over a solver, within one shared node budget."""
+    """Line states of players over a solver, within one shared node budget.
+
+    Each state is two or three threshold questions (:meth:`Solver.reach`):
+    a place line asks whether the player can still finish inside and
+    whether outside; the play-off line whether they can be caught (lead of
+    the others at least 0), passed (at least 1) and whether they can still
+    catch up (lead at most 0).  A question the known scenarios already
+    answer costs nothing; one the budget cannot settle leaves the state
+    ``unknown`` unless the other question proves it.
+    """
 
     def __init__(self, solver: Solver, lines: tuple[tuple[int, str], ...], playoff: bool, budget: int) -> None:
         self.solver = solver
@@ -118,42 +129,52 @@ class _States:
         self.playoff = playoff
         self.left = budget
 
-    def _solve(self, i: int, objective: Objective, fixed: dict[int, int]) -> tuple[int, bool]:
-        e = self.solver.solve(i, objective, fixed, budget=max(0, min(STAKES_QUERY_BUDGET, self.left)))
+    def _can(self, i: int, objective: Objective, target: int, fixed: dict[int, int]) -> bool | None:
+        r = self.solver.reach(i, objective, target, fixed, budget=max(0, min(STAKES_QUERY_BUDGET, self.left)))
         self.left -= self.solver.nodes
-        return e.value, e.exact
+        return r.possible
+
+    def extremes(self, i: int, budget: int) -> None:
+        """Search ``i``'s unconditional extremes the lines read (each within ``budget`` nodes): every condition's
+        question starts from them."""
+        objectives: tuple[Objective, ...] = ("rank_best", "rank_worst")
+        if self.playoff:
+            objectives += ("lead_min", "lead_max")
+        for objective in objectives:
+            self.solver.solve(i, objective, budget=max(0, min(budget, self.left)))
+            self.left -= self.solver.nodes
 
     def of(self, i: int, fixed: dict[int, int]) -> tuple[tuple[LineState, ...], bool]:
         """``i``'s state on every line with ``fixed`` outcomes, and whether all are exact."""
         states: list[LineState] = []
         exact = True
-        ranks: tuple[int, bool, int, bool] | None = None
         for places, _ in self.lines:
             if self.playoff and places == 1:
-                high, high_exact = self._solve(i, "lead_max", fixed)
-                low, low_exact = self._solve(i, "lead_min", fixed)
-                both = high_exact and low_exact
-                if high < 0:
+                caught = self._can(i, "lead_max", 0, fixed)  # someone else at least level on points
+                if caught is False:
                     state: LineState = "clinched"
-                elif high == 0:
+                elif caught and self._can(i, "lead_max", 1, fixed) is False:
                     state = "playoff"
-                elif low > 0:
-                    state = "eliminated"
                 else:
-                    state = "open" if both else "unknown"
-                exact = exact and both
+                    behind = self._can(i, "lead_min", 0, fixed)  # can they still be level or ahead
+                    if behind is False:
+                        state = "eliminated"
+                    elif caught is None or behind is None or self._can(i, "lead_max", 1, fixed) is None:
+                        state = "unknown"
+                    else:
+                        state = "open"
             else:
-                if ranks is None:
-                    ranks = (*self._solve(i, "rank_best", fixed), *self._solve(i, "rank_worst", fixed))
-                best, best_exact, worst, worst_exact = ranks
-                both = best_exact and worst_exact
-                if worst <= places:
+                inside = self._can(i, "rank_best", places, fixed)
+                outside = self._can(i, "rank_worst", places + 1, fixed)
+                if outside is False:
                     state = "clinched"
-                elif best > places:
+                elif inside is False:
                     state = "eliminated"
+                elif inside and outside:
+                    state = "open"
                 else:
-                    state = "open" if both else "unknown"
-                exact = exact and both
+                    state = "unknown"
+            exact = exact and state != "unknown"
             states.append(state)
         return tuple(states), exact
 
@@ -177,6 +198,7 @@ def stakes(t: Tournament, *, budget: int = STAKES_BUDGET) -> Stakes:
     today: dict[int, tuple[LineState, ...]] = {}
     exact = True
     for i in by_start:
+        search.extremes(i, STAKES_EXTREME_BUDGET)
         today[i], ok = search.of(i, {})
         exact = exact and ok
     names = [p.name for p in t.opened.players]

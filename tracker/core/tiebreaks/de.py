@@ -14,6 +14,10 @@ place inside the group (1 = best, shared places repeat), and 0 for every
 member when the group stays completely tied, or when there is no tie to
 break.  Lower is better.
 
+The projection's search, before the group is known, bounds the first
+split by :func:`group_difference`: the members certain to be in the group
+count, the possible ones only where they can help either side.
+
 Only the scoring differs between the views: :func:`live_scores` reads the
 crosstable's flat pair sums, :func:`final_scores` a complete crosstable's
 points and meeting weights.  Both are doubled so that the average of two
@@ -29,7 +33,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from tracker.core.crosstable import Tournament
-from tracker.core.tiebreaks.rule import Final, Rule
+from tracker.core.tiebreaks.rule import Final, Rule, Span
 
 #: ``scores(group)``: each member's DE score inside ``group``, aligned with it.
 Scores = Callable[[list[int]], list[int]]
@@ -115,6 +119,37 @@ def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[i
     return scores
 
 
+def group_difference(s: Span, j: int, i: int, certain: Sequence[int], possible: Sequence[int]) -> tuple[int, int, bool]:
+    """``DE_j − DE_i`` at the group's first split, over the groups of ``i``, ``j``, ``certain`` and any of ``possible``.
+
+    A member ``y`` adds ``P_jy·w_jy − P_iy·w_iy`` (in :func:`final_scores`'
+    doubled units); a possible member only where that can help either side.
+    A strictly positive difference places ``j`` ahead in every such group
+    (the first split orders by the scores; sub-groups only refine it).
+    """
+    w = s.frame.de_weight
+    p_lo, p_hi = s.p_lo, s.p_hi
+    wj, wi = w[j], w[i]
+    lo = p_lo[j][i] * wj[i] - p_hi[i][j] * wi[j]
+    hi = p_hi[j][i] * wj[i] - p_lo[i][j] * wi[j]
+    inert = lo == hi == 0
+    for y in certain:
+        c_lo = p_lo[j][y] * wj[y] - p_hi[i][y] * wi[y]
+        c_hi = p_hi[j][y] * wj[y] - p_lo[i][y] * wi[y]
+        lo += c_lo
+        hi += c_hi
+        inert = inert and c_lo == c_hi == 0
+    for y in possible:
+        c_lo = p_lo[j][y] * wj[y] - p_hi[i][y] * wi[y]
+        c_hi = p_hi[j][y] * wj[y] - p_lo[i][y] * wi[y]
+        if c_lo < 0:
+            lo += c_lo
+        if c_hi > 0:
+            hi += c_hi
+        inert = inert and c_lo == c_hi == 0
+    return lo, hi, inert
+
+
 def places(t: Tournament, group: list[int]) -> dict[int, int]:
     return resolve(group, live_scores(t))
 
@@ -135,4 +170,5 @@ RULE = Rule(
     listed=1,
     places=places,
     final_places=final_places,
+    group_difference=group_difference,
 )

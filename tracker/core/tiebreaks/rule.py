@@ -14,9 +14,12 @@ crosstable:
 * the **projection's search** reads a :class:`Span` (what is known about a
   crosstable whose remaining games are partly decided: intervals of scores,
   of the points between each pair, of the wins): :attr:`Rule.difference`
-  bounds ``value_j − value_i``.
+  bounds ``value_j − value_i``; for a kind decided inside groups,
+  :attr:`Rule.group_difference` bounds the same at the group's first split
+  while the group itself is not known yet.
 
-A kind without the projection's two parts is *not projectable*: the
+A kind without the projection's parts (``final`` and ``difference``, or
+``final_places`` and ``group_difference``) is *not projectable*: the
 projection refuses an order that uses it (an allow-list: :attr:`Rule.projectable`),
 it never ranks by another kind in its place.  Its words (:attr:`Rule.name`,
 :meth:`Rule.what`, :attr:`Rule.better`) travel in the standings payload, so
@@ -130,6 +133,13 @@ class Words(NamedTuple):
 Difference = Callable[[Span, TieBreak, int, int, "list[int] | None"], tuple[int, int]]
 
 
+#: ``group_difference(span, j, i, certain, possible)``, for a kind decided inside the group tied so far: the
+#: interval of ``score_j − score_i`` at the group's first split over every group holding ``i``, ``j``, all of
+#: ``certain`` and any of ``possible`` (over the completions of ``span``), and whether each member's share of it is
+#: exactly 0 (then the kind separates ``i`` and ``j`` in no group: both go on to the next criterion together).
+GroupDifference = Callable[[Span, int, int, Sequence[int], Sequence[int]], tuple[int, int, bool]]
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """Everything one kind means (see the module docstring).
@@ -154,6 +164,7 @@ class Rule:
     final: Callable[[Final, TieBreak], Sequence[int]] | None = None
     final_places: Callable[[Final, list[int]], dict[int, int]] | None = None
     difference: Difference | None = None
+    group_difference: GroupDifference | None = None
 
     @property
     def grouped(self) -> bool:
@@ -162,9 +173,9 @@ class Rule:
 
     @property
     def projectable(self) -> bool:
-        """Whether the projection can rank and bound by this kind (both its parts are given)."""
+        """Whether the projection can rank and bound by this kind (its two parts are given)."""
         if self.grouped:
-            return self.final_places is not None
+            return self.final_places is not None and self.group_difference is not None
         return self.final is not None and self.difference is not None
 
     def words(self, tb: TieBreak) -> Words:

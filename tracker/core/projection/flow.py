@@ -1,0 +1,193 @@
+"""The points relaxation: which final scores the undecided games can give at once, as a maximum flow.
+
+How this works
+--------------
+
+Score intervals treat every player alone: two rivals who meet are both
+"possibly above" a player although at most one of them can win their game.
+The relaxation keeps the games.  Each undecided game ``e`` between ``a`` and
+``b`` gives each side at least its lowest outcome (already in the interval
+lows ``s_lo``) and, on top, *extra* units: at most ``cap_a``/``cap_b`` to
+each side, at least ``least`` and at most ``most`` to the two together
+(the lowest and highest total of an outcome, less the two lows).  Under
+1-½-0 scoring every split of ``least == most`` units is an outcome; under
+3-1-0 the split is a relaxation (a draw gives 2, a win 3), which is what
+keeps every bound here sound.
+
+* **Caps** (nobody above a score): route ``least`` units of every game to
+  its players with player ``j`` taking at most ``room[j]`` more.  The units
+  that cannot be routed (the flow's shortfall ``D``) must go to players
+  above their caps; uncapping ``j`` lets the flow grow by at most
+  ``raise[j]``, so at least :func:`fewest` ``(D, raises)`` players exceed.
+* **Demands** (players reaching a score): route at most ``most`` units of
+  every game with player ``j`` taking at most ``need[j]``.  If the flow
+  falls ``D`` short of the total need, dropping ``j`` lowers the need by
+  ``need[j]`` and the flow by no more: at least ``fewest(D, needs)`` of
+  them fall short.
+
+:class:`Flow` is an augmenting-path maximum flow on the bipartite graph
+games → players (a few dozen units: one unit per path, breadth first).  Its
+split of each game is also a guide for the search (which outcome to try
+first) and a start for a scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Relaxed:
+    """One undecided game as the relaxation sees it (see the module docstring)."""
+
+    a: int
+    b: int
+    cap_a: int
+    cap_b: int
+    least: int
+    most: int
+
+
+def relax(ends: tuple[int, int], options: Sequence[tuple[int, int, int, int]]) -> Relaxed:
+    """The relaxed game between ``ends`` with ``options`` (units to each side, then wins to each side)."""
+    lo_a = min(o[0] for o in options)
+    lo_b = min(o[1] for o in options)
+    totals = [o[0] + o[1] - lo_a - lo_b for o in options]
+    return Relaxed(
+        ends[0],
+        ends[1],
+        max(o[0] for o in options) - lo_a,
+        max(o[1] for o in options) - lo_b,
+        min(totals),
+        max(totals),
+    )
+
+
+class Flow:
+    """A maximum flow of the games' units to the players (see the module docstring); :meth:`lift` adds room.
+
+    ``supply[e]`` units of game ``e`` go to its players, player ``j`` taking
+    at most ``room[j]`` (the list is kept and consumed: it holds what is
+    left).  ``short`` is what could not be routed; ``xa``/``xb`` each game's
+    split.
+    """
+
+    __slots__ = ("_at", "_residual", "games", "room", "short", "xa", "xb")
+
+    def __init__(self, games: Sequence[Relaxed], supply: Sequence[int], room: list[int], n: int) -> None:
+        k = len(games)
+        self.games = games
+        self.room = room
+        xa = self.xa = [0] * k
+        xb = self.xb = [0] * k
+        at: list[list[int]] = [[] for _ in range(n)]
+        self._at = at
+        residual: list[list[int]] = []
+        self._residual = residual
+        for e, g in enumerate(games):
+            a, b = g.a, g.b
+            at[a].append(e)
+            at[b].append(e)
+            r = supply[e]
+            if not r:
+                continue
+            for to_a in (True, False) if room[a] >= room[b] else (False, True):  # the side with more room first
+                if not r:
+                    break
+                if to_a:
+                    t = min(r, g.cap_a, room[a])
+                    xa[e] += t
+                    room[a] -= t
+                else:
+                    t = min(r, g.cap_b, room[b])
+                    xb[e] += t
+                    room[b] -= t
+                r -= t
+            if r:
+                residual.append([e, r])
+        self.short = 0
+        self._route()
+
+    def _route(self) -> None:
+        dead = [False] * len(self._at)
+        short = 0
+        for item in self._residual:
+            e, r = item
+            while r and self._augment(e, dead):
+                r -= 1
+            item[1] = r
+            short += r
+        self._residual = [item for item in self._residual if item[1]]
+        self.short = short
+
+    def lift(self, j: int, extra: int) -> None:
+        """Give player ``j`` ``extra`` more room and route what is still short."""
+        self.room[j] += extra
+        if self.short:
+            self._route()
+
+    def _augment(self, e: int, dead: list[bool]) -> bool:
+        """Route one more unit of game ``e``, moving units of other games along a path to a player with room.
+
+        A search that fails marks every player it reached ``dead``: no later
+        path of the same routing can reach room through them (an augmenting
+        path that avoids them changes no residual edge leaving them).
+        """
+        games, xa, xb, room, at = self.games, self.xa, self.xb, self.room, self._at
+        g = games[e]
+        parent: dict[int, tuple[int, int]] = {}  # player → (previous player or -1, game moved)
+        queue = []
+        if xa[e] < g.cap_a and not dead[g.a]:
+            parent[g.a] = (-1, e)
+            queue.append(g.a)
+        if xb[e] < g.cap_b and not dead[g.b] and g.b not in parent:
+            parent[g.b] = (-1, e)
+            queue.append(g.b)
+        head = 0
+        while head < len(queue):
+            u = queue[head]
+            head += 1
+            if room[u] > 0:
+                # unwind: each step moves one unit of a game from the previous player to this one
+                room[u] -= 1
+                v = u
+                while True:
+                    prev, via = parent[v]
+                    h = games[via]
+                    if h.a == v:
+                        xa[via] += 1
+                        if prev != -1:
+                            xb[via] -= 1
+                    else:
+                        xb[via] += 1
+                        if prev != -1:
+                            xa[via] -= 1
+                    if prev == -1:
+                        return True
+                    v = prev
+            for f in at[u]:
+                h = games[f]
+                if h.a == u:
+                    if xa[f] > 0 and xb[f] < h.cap_b and not dead[h.b] and h.b not in parent:
+                        parent[h.b] = (u, f)
+                        queue.append(h.b)
+                elif xb[f] > 0 and xa[f] < h.cap_a and not dead[h.a] and h.a not in parent:
+                    parent[h.a] = (u, f)
+                    queue.append(h.a)
+        for u in queue:
+            dead[u] = True
+        return False
+
+
+def fewest(short: int, gains: Sequence[int]) -> int:
+    """The fewest of ``gains`` that add up to at least ``short`` (every one of them, plus one, if they cannot)."""
+    if short <= 0:
+        return 0
+    for count, gain in enumerate(sorted(gains, reverse=True), start=1):
+        if gain <= 0:
+            break
+        short -= gain
+        if short <= 0:
+            return count
+    return len(gains) + 1

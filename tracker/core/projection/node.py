@@ -1,0 +1,500 @@
+"""One node of the search: the undecided games decided so far, and sound bounds over its completions.
+
+How this works
+--------------
+
+A :class:`Node` holds, for the games decided so far (in place: :meth:`Node.apply`
+and :meth:`Node.undo`), intervals of what the others can still give: each
+player's final score (``s_lo``/``s_hi``), the points between each pair
+(``p_lo``/``p_hi``) and the wins (``w_lo``/``w_hi``); the tie-break rules read
+them through :attr:`Node.view` (a :class:`~tracker.core.tiebreaks.rule.Span`).
+
+Bounds on one player's objective come in two strengths:
+
+* :meth:`Node.bounds`, cheap (O(n) plus the tie-break differences), from the
+  intervals alone.  **Rank**: ``j`` is certainly ahead of ``i`` when even
+  ``j``'s lowest score beats ``i``'s highest, certainly not ahead when the
+  reverse holds; two players whose scores are settled and equal go through
+  the tie-break order (each criterion's :attr:`~tracker.core.tiebreaks.rule.Rule.difference`
+  as an interval; DE once the group tied so far is known and decided).
+  **KS**: the points certainly scored against opponents certainly on the
+  line, and the most that can be scored against those who can still be.
+  **Lead** (the best score of the others minus the player's own): from the
+  lows and highs.
+* :meth:`Node.tighten`, from the points relaxation (:mod:`~tracker.core.projection.flow`),
+  for the rank once the player's own score is settled (the search settles it
+  first): the rivals who must end above it (best rank) or cannot all reach it
+  (worst rank) *together*, and for the lowest lead, whether the others can
+  all stay below a score.  It also returns a *guide*: an outcome per
+  undecided game from the relaxation's split, which the search tries first.
+"""
+
+from __future__ import annotations
+
+from typing import Final as Constant
+from typing import Literal
+
+from tracker.core.line import qualifies
+from tracker.core.projection.flow import Flow, Relaxed, fewest, relax
+from tracker.core.projection.model import Model
+from tracker.core.tiebreaks.rule import Span
+
+Objective = Literal["rank_best", "rank_worst", "ks_min", "ks_max", "lead_min", "lead_max", "lead_zero"]
+#: Option of a game: units to white, units to black, a win for white, a win for black.
+Opt = tuple[int, int, int, int]
+_FAR: Constant = 1 << 60
+
+
+class Node:
+    """The search's state over one model (see the module docstring); mutated in place, not thread-safe."""
+
+    def __init__(self, m: Model) -> None:
+        n = m.n
+        self.m = m
+        self.n = n
+        self.games = m.undecided
+        self.k = len(self.games)
+        self.ends = [(g.white, g.black) for g in self.games]
+        self.opts: list[tuple[Opt, ...]] = [
+            tuple((o.white, o.black, o.white_won, o.black_won) for o in g.options) for g in self.games
+        ]
+        # per game: lowest and highest units for white and black, most wins for each
+        self.span = [
+            (
+                min(o[0] for o in opts),
+                max(o[0] for o in opts),
+                min(o[1] for o in opts),
+                max(o[1] for o in opts),
+                max(o[2] for o in opts),
+                max(o[3] for o in opts),
+            )
+            for opts in self.opts
+        ]
+        self.relaxed: list[Relaxed] = [relax(e, o) for e, o in zip(self.ends, self.opts, strict=True)]
+        self.s_lo = list(m.score)
+        self.s_hi = list(m.score)
+        self.p_lo = [row.copy() for row in m.points]
+        self.p_hi = [row.copy() for row in m.points]
+        self.w_lo = list(m.wins)
+        self.w_hi = list(m.wins)
+        self.open = [0] * n
+        self.of_player: list[list[int]] = [[] for _ in range(n)]
+        for g, ((a, b), (la, ha, lb, hb, xa, xb)) in enumerate(zip(self.ends, self.span, strict=True)):
+            self.s_lo[a] += la
+            self.s_hi[a] += ha
+            self.s_lo[b] += lb
+            self.s_hi[b] += hb
+            self.p_lo[a][b] += la
+            self.p_hi[a][b] += ha
+            self.p_lo[b][a] += lb
+            self.p_hi[b][a] += hb
+            self.w_hi[a] += xa
+            self.w_hi[b] += xb
+            self.open[a] += 1
+            self.open[b] += 1
+            self.of_player[a].append(g)
+            self.of_player[b].append(g)
+        self.assign = [-1] * self.k
+        self.free = self.k
+        self.thr0 = m.thresholds[0]
+        self.order = m.order
+        #: the rules' view of the node: the same lists, mutated in place by apply and undo
+        self.view = Span(m.frame, self.s_lo, self.s_hi, self.p_lo, self.p_hi, self.w_lo, self.w_hi)
+
+    # -- moves ---------------------------------------------------------------------
+
+    def apply(self, g: int, o: int) -> None:
+        """Decide undecided game ``g`` with outcome ``o`` (it must be undecided)."""
+        a, b = self.ends[g]
+        ua, ub, wa, wb = self.opts[g][o]
+        la, ha, lb, hb, xa, xb = self.span[g]
+        self.s_lo[a] += ua - la
+        self.s_hi[a] += ua - ha
+        self.s_lo[b] += ub - lb
+        self.s_hi[b] += ub - hb
+        self.p_lo[a][b] += ua - la
+        self.p_hi[a][b] += ua - ha
+        self.p_lo[b][a] += ub - lb
+        self.p_hi[b][a] += ub - hb
+        self.w_lo[a] += wa
+        self.w_hi[a] += wa - xa
+        self.w_lo[b] += wb
+        self.w_hi[b] += wb - xb
+        self.open[a] -= 1
+        self.open[b] -= 1
+        self.assign[g] = o
+        self.free -= 1
+
+    def undo(self, g: int) -> None:
+        """Make decided game ``g`` undecided again."""
+        o = self.assign[g]
+        a, b = self.ends[g]
+        ua, ub, wa, wb = self.opts[g][o]
+        la, ha, lb, hb, xa, xb = self.span[g]
+        self.s_lo[a] -= ua - la
+        self.s_hi[a] -= ua - ha
+        self.s_lo[b] -= ub - lb
+        self.s_hi[b] -= ub - hb
+        self.p_lo[a][b] -= ua - la
+        self.p_hi[a][b] -= ua - ha
+        self.p_lo[b][a] -= ub - lb
+        self.p_hi[b][a] -= ub - hb
+        self.w_lo[a] -= wa
+        self.w_hi[a] -= wa - xa
+        self.w_lo[b] -= wb
+        self.w_hi[b] -= wb - xb
+        self.open[a] += 1
+        self.open[b] += 1
+        self.assign[g] = -1
+        self.free += 1
+
+    def own_outcome(self, g: int, i: int, best: bool) -> int:
+        """The outcome of ``g`` (a game of ``i``) that gives ``i`` the most units (``best``) or the fewest."""
+        side = 0 if self.ends[g][0] == i else 1
+        units = [opt[side] for opt in self.opts[g]]
+        return units.index(max(units) if best else min(units))
+
+    # -- cheap bounds ----------------------------------------------------------------
+
+    def rank_bounds(self, i: int, weight: list[int] | None, side: dict[int, int] | None = None) -> tuple[int, int]:
+        """(best, worst) rank of ``i`` over the completions of the node.
+
+        Adds to ``weight`` the players whose games can still change the
+        answer; fills ``side`` (when ``i``'s score is settled) with the
+        :meth:`ties` of every rival who can still finish level with ``i``.
+        """
+        n = self.n
+        s_lo, s_hi = self.s_lo, self.s_hi
+        lo_i, hi_i = s_lo[i], s_hi[i]
+        ahead = behind = 0
+        if lo_i != hi_i:
+            for j in range(n):
+                if j == i:
+                    continue
+                if s_lo[j] > hi_i:
+                    ahead += 1
+                elif s_hi[j] < lo_i:
+                    behind += 1
+                elif weight is not None:
+                    weight[j] += 4
+                    weight[i] += 4
+            return 1 + ahead, n - behind
+        score = lo_i
+        level: list[int] = []  # rivals who can finish on i's score
+        for j in range(n):
+            if j == i:
+                continue
+            if s_lo[j] > score:
+                ahead += 1
+            elif s_hi[j] < score:
+                behind += 1
+            else:
+                level.append(j)
+        if level:
+            found = self.ties(i, level, weight)
+            for j in level:
+                c = found[j]
+                if c > 0 and s_lo[j] == score:
+                    ahead += 1
+                elif c < 0 and s_hi[j] == score:
+                    behind += 1
+                elif weight is not None and s_lo[j] != s_hi[j]:
+                    # fail first: a rival already at i's score at one end of their interval decides at once
+                    weight[j] += 12 if s_lo[j] == score or s_hi[j] == score else 4
+                    weight[i] += 4
+            if side is not None:
+                side.update(found)
+        return 1 + ahead, n - behind
+
+    def ties(self, i: int, level: list[int], weight: list[int] | None) -> dict[int, int]:
+        """For each rival of ``level`` (who can finish on ``i``'s settled score): 1 if ahead of ``i`` should they finish
+        level, -1 if not, 0 if that is still open.
+
+        Each criterion after the score in turn: a rule with a column compares
+        the interval of each difference (:attr:`Rule.difference`); a rule
+        decided inside groups compares its first split over every group the
+        rivals still open could form (:attr:`Rule.group_difference`), or, once
+        the group is known and decided, evaluates it.  Equal on everything:
+        a shared rank, not ahead.
+        """
+        s_lo, s_hi = self.s_lo, self.s_hi
+        side: dict[int, int] = {}
+        group = level
+        unknown: list[int] = []  # open on some criterion: may still be in i's group at a later one
+        for tb, rule in self.order[1:]:  # the first criterion is the score: level by assumption
+            if not group:
+                break
+            kept: list[int] = []
+            if rule.final_places is not None:
+                assert rule.group_difference is not None  # the model admits projectable rules only
+                sure = [y for y in group if s_lo[y] == s_hi[y]]
+                if not unknown and len(sure) == len(group) and not self.open[i]:
+                    # the group is known and every game inside it decided
+                    places = rule.final_places(self.view.settled(), [i, *group])
+                    for j in group:
+                        if places[j] < places[i]:
+                            side[j] = 1
+                        elif places[j] > places[i]:
+                            side[j] = -1
+                        else:
+                            kept.append(j)
+                else:
+                    maybe = [*unknown, *(y for y in group if s_lo[y] != s_hi[y])]
+                    for j in group:
+                        lo, hi, inert = rule.group_difference(
+                            self.view, j, i, [y for y in sure if y != j], [y for y in maybe if y != j]
+                        )
+                        if lo > 0:
+                            side[j] = 1
+                        elif hi < 0:
+                            side[j] = -1
+                        elif inert:
+                            kept.append(j)
+                        else:
+                            side[j] = 0
+                            unknown.append(j)
+            else:
+                assert rule.difference is not None  # the model admits projectable rules only
+                for j in group:
+                    lo, hi = rule.difference(self.view, tb, j, i, weight)
+                    if lo > 0:
+                        side[j] = 1
+                    elif hi < 0:
+                        side[j] = -1
+                    elif lo == hi == 0:
+                        kept.append(j)
+                    else:
+                        side[j] = 0
+                        unknown.append(j)
+            group = kept
+        for j in group:
+            side[j] = -1  # equal on everything: a shared rank, not ahead
+        return side
+
+    def ks_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
+        """(lowest, highest) plain KS of ``i`` over the completions of the node."""
+        thr = self.thr0
+        lo = hi = 0
+        s_lo, s_hi = self.s_lo, self.s_hi
+        row_lo, row_hi = self.p_lo[i], self.p_hi[i]
+        for k in range(self.n):
+            if row_hi[k] == 0:
+                continue
+            if qualifies(s_lo[k], thr):
+                lo += row_lo[k]
+                hi += row_hi[k]
+            elif qualifies(s_hi[k], thr):
+                hi += row_hi[k]
+                if weight is not None:
+                    weight[k] += 2
+            if weight is not None and row_lo[k] != row_hi[k]:
+                weight[k] += 1
+                weight[i] += 1
+        return lo, hi
+
+    def lead_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
+        """(lowest, highest) lead over ``i`` (best score of the others minus ``i``'s)."""
+        s_lo, s_hi = self.s_lo, self.s_hi
+        top_lo = max(s_lo[j] for j in range(self.n) if j != i)
+        top_hi = max(s_hi[j] for j in range(self.n) if j != i)
+        if weight is not None:
+            weight[i] += 4
+            for j in range(self.n):
+                if j != i and s_hi[j] >= top_lo and s_lo[j] != s_hi[j]:
+                    weight[j] += 2
+        return top_lo - s_hi[i], top_hi - s_lo[i]
+
+    def bounds(
+        self, objective: Objective, i: int, weight: list[int] | None = None, side: dict[int, int] | None = None
+    ) -> tuple[int, int]:
+        """(optimistic, pessimistic) bound of the minimised quantity ``sign × objective``.
+
+        ``weight`` and ``side`` as :meth:`rank_bounds` fills them.
+        """
+        if objective == "rank_best":
+            return self.rank_bounds(i, weight, side)
+        if objective == "rank_worst":
+            best, worst = self.rank_bounds(i, weight, side)
+            return -worst, -best
+        if objective == "ks_min" or objective == "ks_max":
+            lo, hi = self.ks_bounds(i, weight)
+            return (lo, hi) if objective == "ks_min" else (-hi, -lo)
+        lo, hi = self.lead_bounds(i, weight)
+        if objective == "lead_min":
+            return lo, hi
+        if objective == "lead_max":
+            return -hi, -lo
+        return (0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+
+    # -- the relaxation ------------------------------------------------------------------
+
+    def tighten(
+        self, objective: Objective, i: int, bound: int, beat: int, side: dict[int, int]
+    ) -> tuple[int, Guide | None]:
+        """A sound optimistic bound of ``sign × objective`` from the points relaxation, and a guide.
+
+        ``bound`` is the cheap one (:meth:`bounds`), ``side`` the ties it
+        found; ``beat`` the value to improve on (the incumbent: the lowest-lead
+        test asks only whether it can be beaten).  Returns ``(bound, guide)``,
+        the bound unchanged (and no guide) for objectives the relaxation does
+        not cover or while ``i``'s own score is open.
+        """
+        s_lo, s_hi = self.s_lo, self.s_hi
+        if s_lo[i] != s_hi[i] or self.free == 0:
+            return bound, None
+        score = s_lo[i]
+        n = self.n
+        free = [g for g in range(self.k) if self.assign[g] == -1]
+        games = [self.relaxed[g] for g in free]
+        room = [s_hi[j] - s_lo[j] for j in range(n)]
+        if objective == "rank_best":
+            # not ahead of i: at most i's score, or below it for a rival who would be ahead on the tie-breaks;
+            # the units that do not fit go to rivals above their cap
+            caps = self.caps(i, side)
+            if not caps:
+                return bound, None
+            held = {}
+            for j, cap in caps.items():
+                held[j] = s_hi[j] - cap
+                room[j] = cap - s_lo[j]
+            flow = Flow(games, [r.least for r in games], room, n)
+            tight = bound + fewest(flow.short, list(held.values()))
+            for j in sorted(held, key=held.__getitem__, reverse=True):  # the guide: lift the rivals held most
+                if not flow.short:
+                    break
+                flow.lift(j, held[j])
+            return tight, Guide(self, free, flow)
+        if objective == "rank_worst":
+            # ahead of i: at least i's score, or above it for a rival who would be behind on the tie-breaks
+            needs = self.needs(i, side)
+            if not needs:
+                return bound, None
+            need = [0] * n
+            for j, level in needs.items():
+                need[j] = level - s_lo[j]
+            most = [r.most for r in games]
+            flow = Flow(games, most, need, n)
+            wanted = [level - s_lo[j] for j, level in needs.items()]
+            unmet = sum(wanted) - (sum(most) - flow.short)
+            return bound + fewest(unmet, wanted), Guide(self, free, flow)
+        if objective == "lead_min":
+            # can every other player stay at or below i's score + beat - 1?
+            top = score + beat - 1
+            for j in range(n):
+                if j != i:
+                    if s_lo[j] > top:
+                        return max(bound, beat), None
+                    room[j] = min(room[j], top - s_lo[j])
+            flow = Flow(games, [r.least for r in games], room, n)
+            return (max(bound, beat) if flow.short else bound), Guide(self, free, flow)
+        return bound, None
+
+    def starts(self, objective: Objective, i: int, side: dict[int, int]) -> list[dict[int, int]]:
+        """Scenarios to start a rank query from (``i``'s score settled): the rivals on the right side of ``i``'s
+        score where the tie-breaks ask for it, and strictly on the right side."""
+        score = self.s_lo[i]
+        s_lo, s_hi = self.s_lo, self.s_hi
+        if objective == "rank_best":
+            strict = {j: score - 1 for j in range(self.n) if j != i and s_lo[j] < score <= s_hi[j]}
+            return [self.levelled(i, self.caps(i, side), True), self.levelled(i, strict, True)]
+        # the rivals' needs first, then what is left over to anyone
+        strict = {j: score + 1 for j in range(self.n) if j != i and s_lo[j] <= score < s_hi[j]}
+        return [self.levelled(i, self.needs(i, side), False), self.levelled(i, strict, False)]
+
+    def caps(self, i: int, side: dict[int, int]) -> dict[int, int]:
+        """The score each rival must stay at or below not to be ahead of ``i``, where their games can pass it."""
+        score = self.s_lo[i]
+        caps = {}
+        for j in range(self.n):
+            if j == i:
+                continue
+            cap = score - 1 if side.get(j) == 1 else score
+            if self.s_lo[j] <= cap < self.s_hi[j]:
+                caps[j] = cap
+        return caps
+
+    def needs(self, i: int, side: dict[int, int]) -> dict[int, int]:
+        """The score each rival must reach to be ahead of ``i``, where their games can get them there."""
+        score = self.s_lo[i]
+        needs = {}
+        for j in range(self.n):
+            if j == i:
+                continue
+            level = score + 1 if side.get(j) == -1 else score
+            if self.s_lo[j] < level <= self.s_hi[j]:
+                needs[j] = level
+        return needs
+
+    def levelled(self, i: int, levels: dict[int, int], best: bool) -> dict[int, int]:
+        """A guide that keeps each rival ``j`` of ``levels`` at most (``best``) or at least at score ``levels[j]``.
+
+        For the best rank, where the units do not fit under the caps, the
+        rivals held back most are lifted to their highest score.  ``i``'s own
+        score must be settled.
+        """
+        n = self.n
+        s_lo, s_hi = self.s_lo, self.s_hi
+        free = [g for g in range(self.k) if self.assign[g] == -1]
+        games = [self.relaxed[g] for g in free]
+        if best:
+            room = [s_hi[j] - s_lo[j] for j in range(n)]
+            held = {}
+            for j, cap in levels.items():
+                held[j] = room[j] - max(0, min(room[j], cap - s_lo[j]))
+                room[j] -= held[j]
+            flow = Flow(games, [r.least for r in games], room, n)
+            for j in sorted(levels, key=lambda j: -held[j]):
+                if not flow.short:
+                    break
+                flow.lift(j, held[j])
+        else:
+            need = [0] * n
+            for j, level in levels.items():
+                need[j] = max(0, min(level, s_hi[j]) - s_lo[j])
+            flow = Flow(games, [r.least for r in games], need, n)
+            self._spread(flow)
+        return self._guide(free, flow)
+
+    def _spread(self, flow: Flow) -> None:
+        """Route what a demand flow left over to anyone (the demands stay met: a path never lowers an intake).
+
+        The games' own caps bound what a player can take, so the room given is simply all they could.
+        """
+        for j in range(self.n):
+            flow.lift(j, self.s_hi[j] - self.s_lo[j])
+
+    def _guide(self, free: list[int], flow: Flow) -> dict[int, int]:
+        """Per free game, the outcome closest to the flow's split."""
+        return Guide(self, free, flow).outcomes()
+
+    def closest(self, g: int, to_white: int, to_black: int) -> int:
+        """The outcome of game ``g`` closest to ``to_white``/``to_black`` units above the lows (the first on a tie)."""
+        la, _, lb, _, _, _ = self.span[g]
+        want_a, want_b = to_white + la, to_black + lb
+        best, best_d = 0, 1 << 30
+        for o, opt in enumerate(self.opts[g]):
+            d = abs(opt[0] - want_a) + abs(opt[1] - want_b)
+            if d < best_d:
+                best, best_d = o, d
+        return best
+
+
+class Guide:
+    """The relaxation's split of the free games of a node, read as outcomes."""
+
+    __slots__ = ("flow", "free", "node")
+
+    def __init__(self, node: Node, free: list[int], flow: Flow) -> None:
+        self.node = node
+        self.free = free
+        self.flow = flow
+
+    def pick(self, g: int) -> int:
+        """The outcome of free game ``g`` closest to the split."""
+        e = self.free.index(g)
+        return self.node.closest(g, self.flow.xa[e], self.flow.xb[e])
+
+    def outcomes(self) -> dict[int, int]:
+        """Every free game's closest outcome."""
+        xa, xb, closest = self.flow.xa, self.flow.xb, self.node.closest
+        return {g: closest(g, xa[e], xb[e]) for e, g in enumerate(self.free)}
