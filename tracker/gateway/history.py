@@ -71,6 +71,7 @@ class History:
     size: int
     base: bytes | None = None
     base_seq: int = 0
+    base_at: float = 0.0  # when the standings at base_seq were published (Unix s)
     sealed: deque[_Block] = field(default_factory=deque)
     kept: list[tuple[int, bytes, float]] = field(default_factory=list)  # (seq, delta, published at, Unix s)
     weight: int = 0  # bytes of the deltas kept
@@ -99,6 +100,7 @@ class History:
         """Forget every delta; full updates rebuild from ``payload`` (at ``seq``) on, or never (``None``)."""
         self.base = None if payload is None else encode(payload)
         self.base_seq = seq
+        self.base_at = time.time() if seq else 0.0
         self.sealed.clear()
         self.kept = []
         self.weight = self.held = 0
@@ -119,11 +121,11 @@ class History:
         while self.held > 1 and (self.held > count or self.weight > size):
             entries = self.sealed.popleft().entries() if self.sealed else self.kept
             while entries and self.held > 1 and (self.held > count or self.weight > size):
-                seq, data, _ = entries.pop(0)
+                seq, data, at = entries.pop(0)
                 self.weight -= len(data)
                 self.held -= 1
                 dropped.append(data)
-                self.base_seq = seq
+                self.base_seq, self.base_at = seq, at
             if entries and entries is not self.kept:
                 self.sealed.appendleft(_Block.seal(entries))
         if self.base is not None and dropped:
@@ -178,3 +180,56 @@ class History:
                     return None
                 missed.append(message)
         return missed
+
+    def covers(self, since: int) -> bool:
+        """Whether every delta after ``since`` is kept (or there is none after it)."""
+        newest = self.kept[-1][0] if self.kept else self.base_seq
+        first = self.first
+        return since >= newest or (first is not None and first <= since + 1)
+
+    def after(self, since: int) -> list[tuple[int, bytes, float]]:
+        """The deltas kept after ``since``, oldest first: (seq, message, published at)."""
+        newer = []
+        for entry in self._newest_first():
+            if entry[0] <= since:
+                break
+            newer.append(entry)
+        newer.reverse()
+        return newer
+
+    def due(self, before: float) -> int | None:
+        """The seq of the newest standings published at or before ``before`` (Unix s) that this history can
+        rebuild (its base or a delta kept), ``None`` when even its base is newer."""
+        for seq, _, at in self._newest_first():
+            if at <= before:
+                return seq
+        return self.base_seq if self.base_at <= before else None
+
+    def standings_at(self, seq: int) -> dict[str, Any] | None:
+        """The standings payload at ``seq`` rebuilt from the base and the deltas, ``None`` when not kept."""
+        if self.base is None or seq < self.base_seq:
+            return None
+        payload: dict[str, Any] = _plain.decode(self.base)
+        if seq == self.base_seq:
+            return payload
+        for number, data, _ in self._oldest_first():
+            payload = apply_delta(payload, _plain.decode(data))
+            if number == seq:
+                return payload
+        return None
+
+    def fulls_after(self, since: int, until: int) -> list[tuple[int, bytes, float]] | None:
+        """The full updates after ``since`` up to ``until`` with their publish times, rebuilt from the base;
+        ``None`` when they are not all kept (or the history has no base)."""
+        if self.base is None or since < self.base_seq:
+            return None
+        payload: dict[str, Any] = _plain.decode(self.base)
+        out = []
+        for seq, data, at in self._oldest_first():
+            if seq > until:
+                break
+            delta = _plain.decode(data)
+            payload = apply_delta(payload, delta)
+            if seq > since:
+                out.append((seq, full_update(payload, delta), at))
+        return out

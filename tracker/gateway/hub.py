@@ -29,11 +29,10 @@ its seqs strictly increasing and without a gap.  A queue that grows past
 ``max_buffer`` bytes drops the subscriber as a slow one.
 
 **A spoiler delay** (``subscribe`` with ``delay``) holds back everything sent
-to that one subscriber: what it missed, every update, stakes and cues go
-into its own :class:`DelayLine`, stamped with the time they are due, and a
-task the hub owns writes each one when it is due.  Nobody else waits for
-it; a line holding more than ``max_buffer`` bytes drops the subscriber as a
-slow one.
+to that one subscriber, without copying anything for it: it is a cursor on
+the channel's history, and the stakes, cues and boards it will be sent are
+kept once for all the channel's delayed subscribers
+(:mod:`tracker.gateway.delay`).  Nobody else waits for it.
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -51,6 +49,7 @@ import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from tracker.gateway.delay import SIDE_BUDGET, Cursor, Delays
 from tracker.gateway.frames import Stream, broadcast
 from tracker.gateway.history import History
 from tracker.gateway.metrics import Metrics
@@ -79,27 +78,6 @@ class Backlog(list[bytes]):
 
 
 @dataclass(slots=True)
-class DelayLine:
-    """What one delayed subscriber will be sent, each message with the loop time it is due."""
-
-    seconds: float
-    delta: bool = False  # the subscriber asked for deltas
-    queue: deque[tuple[float, bytes]] = field(default_factory=deque)
-    weight: int = 0
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-
-    def put(self, message: bytes, limit: int) -> bool:
-        """Queue ``message`` for ``seconds`` from now; ``False`` when the line would pass ``limit`` bytes."""
-        if self.weight + len(message) > limit:
-            return False
-        self.queue.append((asyncio.get_running_loop().time() + self.seconds, message))
-        self.weight += len(message)
-        self.wake.set()
-        return True
-
-
-@dataclass(slots=True)
 class Channel:
     """One tournament's live state as the gateway sees it.
 
@@ -108,8 +86,9 @@ class Channel:
     with seq 0 and then every update from seq 1 on.  ``resuming`` holds, per
     subscriber still being sent what it missed, the updates published since.
     ``subscribers`` get full updates, ``delta_subscribers`` deltas (a
-    resuming or delayed one says which in its :class:`Backlog` or
-    :class:`DelayLine`).  A compacted channel (a finished tournament, see
+    resuming one says which in its :class:`Backlog`, a delayed one in its
+    cursor, :class:`~tracker.gateway.delay.Cursor`).  ``published_at`` is
+    when the newest standings were published or installed (Unix s).  A compacted channel (a finished tournament, see
     :meth:`Hub.compact`) keeps its standings only as the snapshot, encoded and
     zlib-compressed: ``payload`` and :meth:`snapshot` decode it when asked.
     """
@@ -120,8 +99,9 @@ class Channel:
     subscribers: set[ServerConnection] = field(default_factory=set)
     delta_subscribers: set[ServerConnection] = field(default_factory=set)
     resuming: dict[ServerConnection, Backlog] = field(default_factory=dict)
-    delayed: dict[ServerConnection, DelayLine] = field(default_factory=dict)
+    delays: Delays | None = None
     digester: Digester | None = None
+    published_at: float = 0.0
     compacted: bool = False
     _snapshot: bytes | None = None
     _seq: int = 0
@@ -136,6 +116,7 @@ class Channel:
 
     def set_payload(self, payload: StandingsPayload) -> None:
         self._payload = payload
+        self.published_at = time.time()
         self._seq = payload["seq"]
         self._listed = (payload["name"], payload["rounds"], payload["games_played"])
         self._snapshot = None
@@ -286,7 +267,7 @@ class Hub:
             tournaments=sum(1 for c in channels if c.opened),
             compacted=sum(1 for c in channels if c.compacted),
             subscribers=sum(len(c.subscribers) + len(c.delta_subscribers) for c in channels),
-            delayed=sum(len(c.delayed) for c in channels),
+            delayed=sum(len(c.delays.cursors) for c in channels if c.delays is not None),
             history_bytes=sum(c.history.weight for c in channels),
         )
 
@@ -345,9 +326,8 @@ class Hub:
             if sum(len(m) for m in queued) > self.max_buffer:
                 del channel.resuming[conn]
                 self._drop(conn)
-        for conn, line in list(channel.delayed.items()):
-            if not line.put(delta if line.delta else message, self.max_buffer):
-                self._drop(conn)
+        if channel.delays is not None:
+            channel.delays.published()
         if channel.subscribers or channel.delta_subscribers:
             started = time.perf_counter()
             if channel.subscribers:
@@ -433,11 +413,16 @@ class Hub:
         later (see the module docstring).
         """
         channel = self._channel(tournament)
-        if channel.live(conn) or conn in channel.resuming or conn in channel.delayed:
+        if channel.live(conn) or conn in channel.resuming or self._delayed(channel, conn):
             channel.subscribers.discard(conn)  # a re-subscribe starts over from its own since
             channel.delta_subscribers.discard(conn)
             channel.resuming.pop(conn, None)
             self._stop_line(channel, conn)
+        if delay > 0:
+            if channel.delays is None:
+                channel.delays = Delays(channel, self._send_one, self.max_resume)
+            channel.delays.join(conn, Cursor(delay, delta, since))
+            return
         first: list[bytes] | None = None
         if since is not None and since <= channel.seq:
             if since == channel.seq:
@@ -449,12 +434,6 @@ class Hub:
         if first is None:
             first = [channel.snapshot()]
         live = channel.delta_subscribers if delta else channel.subscribers
-        if delay > 0:
-            line = channel.delayed[conn] = DelayLine(delay, delta)
-            for data in first:
-                line.put(data, self.max_buffer + self.max_resume)
-            line.task = asyncio.create_task(self._pump(conn, line), name="delayed-subscriber")
-            return
         if not first:
             live.add(conn)
             return
@@ -496,39 +475,37 @@ class Hub:
         if channel is None:
             return
         ready = []
+        if channel.delays is not None:
+            channel.delays.keep(message, conns, self._side_budget)
         for conn in conns:
-            line = channel.delayed.get(conn)
             queued = channel.resuming.get(conn)
-            if line is not None:
-                if not line.put(message, self.max_buffer):
-                    self._drop(conn)
-            elif queued is not None:
+            if self._delayed(channel, conn):
+                continue
+            if queued is not None:
                 queued.append(message)
             elif channel.live(conn):
                 ready.append(conn)
         if ready:
             self._send(ready, message)
 
-    async def _pump(self, conn: ServerConnection, line: DelayLine) -> None:
-        """Write each message of ``line`` to ``conn`` once it is due; ends when the client goes away."""
-        loop = asyncio.get_running_loop()
-        with suppress(ConnectionClosed):
-            while True:
-                while not line.queue:
-                    line.wake.clear()
-                    await line.wake.wait()
-                due, data = line.queue[0]
-                if due > loop.time():
-                    await asyncio.sleep(due - loop.time())  # the spoiler delay itself
-                line.queue.popleft()
-                line.weight -= len(data)
-                await conn.send(data.decode())
+    @staticmethod
+    def _delayed(channel: Channel, conn: ServerConnection) -> bool:
+        return channel.delays is not None and conn in channel.delays.cursors
 
     @staticmethod
     def _stop_line(channel: Channel, conn: ServerConnection) -> None:
-        line = channel.delayed.pop(conn, None)
-        if line is not None and line.task is not None:
-            line.task.cancel()
+        if channel.delays is not None:
+            channel.delays.leave(conn)
+            if not channel.delays.cursors:
+                channel.delays = None
+
+    def _side_budget(self, size: int) -> bool:
+        """Whether ``size`` more bytes of kept messages fit in every channel's delays together."""
+        held = sum(c.delays.weight for c in self.channels.values() if c.delays is not None)
+        return held + size <= SIDE_BUDGET
+
+    def _send_one(self, conn: ServerConnection, message: bytes) -> None:
+        self._send([conn], message)
 
     def _forget_if_unopened(self, channel: Channel) -> None:
         if (
@@ -536,7 +513,7 @@ class Hub:
             and not channel.subscribers
             and not channel.delta_subscribers
             and not channel.resuming
-            and not channel.delayed
+            and channel.delays is None
         ):
             self.channels.pop(channel.tournament, None)  # nobody waits for it any more
 
@@ -592,7 +569,7 @@ class Hub:
         if self._compactor is not None:
             self._compactor.cancel()
             self._compactor = None
-        pumps = [line.task for c in self.channels.values() for line in c.delayed.values() if line.task is not None]
+        pumps = [c.delays.task for c in self.channels.values() if c.delays is not None and c.delays.task is not None]
         for task in pumps:
             task.cancel()
         await asyncio.gather(*pumps, return_exceptions=True)
