@@ -24,6 +24,11 @@ class Limits:
     max_frame: int = 64 * 1024  # bytes per websocket message (close 1009 beyond)
     max_subscriptions: int = 32  # tournaments per connection
     max_connections: int = 20_000  # in total (HTTP 503 beyond)
+    # per client address (an IPv6 /64 counts as one); beyond, closed at once with 1008 and a reason. A venue's
+    # audience behind one NAT address is many connections: this is a bound on one client, not on a crowd
+    max_connections_per_address: int = 2000
+    stakes_joins_per_second: float = 2.0  # subscribes asking for stakes or boards, per client address, sustained
+    stakes_join_burst: int = 20
     submits_per_second: float = 200.0  # per token, sustained
     submit_burst: int = 400  # per token, burst
     max_buffer: int = 1 << 20  # unsent bytes per subscriber before it is dropped (close 1008)

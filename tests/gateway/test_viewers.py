@@ -5,6 +5,7 @@ a real ``tracker up`` (or the hub itself), then what holds instead.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 import msgspec
@@ -13,7 +14,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from tests.builders import berger, opened
 from tests.conftest import RunningTracker
 from tests.gateway.test_limits import rss_mib
-from tests.wsclient import reply_to, send, submit
+from tests.wsclient import recv_until, reply_to, send, submit
 from tracker.core.events import Event, ResultRecorded
 
 Factory = Callable[..., RunningTracker]
@@ -69,3 +70,106 @@ async def test_a_thousand_delayed_resumes_do_not_swell_the_server(tracker_server
     await asyncio.sleep(1)
     after = rss_mib(pid)
     assert after - before < 64, f"and {after - before:.0f} MiB stayed after they closed"
+
+
+async def test_one_address_cannot_take_every_connection_while_another_still_connects(
+    tracker_factory: Factory,
+) -> None:
+    """Reproduction (item 4): 300 idle websockets from one address made every other websocket get HTTP 503."""
+    server = tracker_factory("--max-connections-per-address", "200", "--max-connections", "1000")
+    hogs = []
+    refused = None
+    for _ in range(300):
+        ws = await connect(server.ws_url, local_addr=("127.0.0.9", 0))
+        hogs.append(ws)
+    try:
+        for ws in hogs[200:]:  # past the cap: closed at once, with the reason
+            async with asyncio.timeout(10):
+                await ws.wait_closed()
+            refused = ws.close_reason
+            assert ws.close_code == 1008
+        assert refused is not None and "too many connections from this address" in refused
+        for ws in hogs[:200]:
+            assert ws.close_code is None, "the ones under the cap stay"
+        async with connect(server.ws_url, local_addr=("127.0.0.10", 0)) as other:
+            await send(other, {"type": "subscribe", "tournament": "any"})
+            message, _ = await recv_until(other, lambda m: m["type"] == "snapshot")
+            assert message["seq"] == 0
+    finally:
+        for ws in hogs:
+            await ws.close()
+
+
+def test_wrong_tokens_from_many_addresses_are_compared_at_most_the_global_rate() -> None:
+    """Reproduction (item 4): 50 loopback addresses compared 836 wrong tokens a second (100 each, no global cap)."""
+    from tracker.gateway.auth import TokenGuard, Verdict
+
+    now = [0.0]
+    guard = TokenGuard("the-right-token-0123", clock=lambda: now[0])
+    compared = 0
+    for tick in range(100):  # one second, 50 addresses each sending 20 wrong tokens every 10 ms
+        now[0] = tick / 100
+        for k in range(50):
+            for _ in range(20):
+                if guard.check("wrong", f"10.0.{k}.1") is Verdict.WRONG:
+                    compared += 1
+    assert compared <= 300 + 300 * 1.0 + 1, f"{compared} wrong tokens compared in one second from 50 addresses"
+    assert guard.check("the-right-token-0123", "10.9.9.9", proven=True) is Verdict.OK  # an arbiter at work is not
+
+
+def test_an_ipv6_client_is_its_64_and_a_mapped_ipv4_client_its_address() -> None:
+    from tracker.gateway.auth import address_of
+
+    assert address_of(("2001:db8:1:2:aaaa::1", 1, 0, 0)) == address_of(("2001:db8:1:2:ffff::9", 1, 0, 0))
+    assert address_of(("2001:db8:1:2::1", 1, 0, 0)) == "2001:db8:1:2::/64"
+    assert address_of(("2001:db8:1:3::1", 1, 0, 0)) != "2001:db8:1:2::/64"
+    assert address_of(("::ffff:192.0.2.7", 1, 0, 0)) == "192.0.2.7"
+    assert address_of(("192.0.2.7", 1)) == "192.0.2.7"
+
+
+def test_a_post_with_a_body_is_answered_405(tracker_server: RunningTracker) -> None:
+    """Reproduction (item 8): ``POST /healthz`` with a body got no answer at all."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", tracker_server.port), timeout=10) as sock:
+        sock.sendall(b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+        answer = sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 405") and b"Allow: GET, HEAD" in answer
+
+
+async def test_a_small_tournaments_stakes_arrive_while_a_client_loops_stakes_joins_on_three_slow_ones(
+    tracker_server: RunningTracker,
+) -> None:
+    """Reproduction (item 1): one connection re-subscribing to three 16-player tournaments (56 games open, each
+    over the time limit) once a second starved a small tournament's stakes (none in 30 s for each result)."""
+    slow = [f"slow-{k}" for k in range(3)]
+    for tid in slow:
+        await fill(tracker_server, round_robin(tid, 16, 64))  # 120 games, 56 open
+    small = round_robin("small-cup", 4, 6)  # 4 players: 6 games, the last three go in one by one below
+    await fill(tracker_server, small[:4])
+    stop = asyncio.Event()
+
+    async def loop_joins() -> None:
+        async with connect(tracker_server.ws_url, local_addr=("127.0.0.5", 0)) as ws:
+            while not stop.is_set():
+                for tid in slow:
+                    await send(ws, {"type": "subscribe", "tournament": tid, "stakes": True})
+                await asyncio.sleep(1)
+
+    looping = asyncio.create_task(loop_joins())
+    try:
+        await asyncio.sleep(2)  # the slow tournaments' stakes are running
+        async with (
+            connect(tracker_server.ws_url, local_addr=("127.0.0.6", 0)) as watcher,
+            connect(tracker_server.ws_url) as arbiter,
+        ):
+            await send(watcher, {"type": "subscribe", "tournament": "small-cup", "stakes": True})
+            for event in small[4:]:
+                await submit(arbiter, tracker_server.token, event)
+                seq = (await reply_to(arbiter, event.id))["seq"]
+                asked = time.monotonic()
+                await recv_until(watcher, lambda m, s=seq: m["type"] == "stakes" and m["seq"] == s, timeout=5)
+                assert time.monotonic() - asked < 5
+    finally:
+        stop.set()
+        await looping

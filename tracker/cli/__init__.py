@@ -44,7 +44,13 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
     _token_file_option(p)
     p.add_argument("--allow-origin", action="append", help="browser origin allowed to open websockets (repeatable)")
     p.add_argument("--max-frame", type=int, default=Limits().max_frame, help="largest websocket message in bytes")
-    p.add_argument("--max-connections", type=int, default=Limits().max_connections)
+    p.add_argument("--max-connections", type=int, default=Limits().max_connections, help="websockets in total")
+    p.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=Limits().max_connections_per_address,
+        help="websockets from one client address (an IPv6 /64 counts as one); beyond, closed with 1008",
+    )
     p.add_argument(
         "--max-buffer", type=int, default=Limits().max_buffer, help="unsent bytes per subscriber before it is dropped"
     )

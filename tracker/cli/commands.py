@@ -167,6 +167,7 @@ def arbiter_token(args: argparse.Namespace) -> str:
     if args.token:
         return str(args.token)
     if args.token_file:
+        _warn_if_readable_by_others(Path(args.token_file), "token")
         lines = Path(args.token_file).read_text(encoding="utf-8").strip().splitlines()
         if not lines or not lines[0].strip():
             raise TrackerError(f"{args.token_file}: the token file is empty")
@@ -175,6 +176,16 @@ def arbiter_token(args: argparse.Namespace) -> str:
 
 
 MIN_TOKEN_LENGTH = 16
+
+
+def _warn_if_readable_by_others(path: Path, what: str) -> None:
+    """Say so when a secret's file can be read by every user of the machine (it is still used)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # reading it says why
+    if mode & 0o004:
+        err.print(f"warning: {path} (the {what} file) can be read by every user of this machine: chmod 600 {path}")
 
 
 def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
@@ -200,6 +211,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
         limits=Limits(
             max_frame=args.max_frame,
             max_connections=args.max_connections,
+            max_connections_per_address=args.max_connections_per_address,
             max_buffer=args.max_buffer,
             max_resume=args.max_resume_bytes,
             max_subscriptions=args.max_subscriptions,
@@ -251,12 +263,18 @@ def kafka_security(args: argparse.Namespace) -> KafkaSecurity:
     password: str | None = None
     oauth = args.kafka_sasl_mechanism == "OAUTHBEARER"
     if args.kafka_password_file:
+        _warn_if_readable_by_others(Path(args.kafka_password_file), "Kafka password")
         lines = Path(args.kafka_password_file).read_text(encoding="utf-8").splitlines()
         if not lines or not lines[0]:
             raise TrackerError(f"{args.kafka_password_file}: the Kafka password file is empty")
         password = lines[0]
     elif args.kafka_security.startswith("SASL_") and not oauth:  # an exported password breaks no plaintext command
         password = os.environ.get("TRACKER_KAFKA_PASSWORD") or None
+    if args.kafka_security == "SASL_PLAINTEXT" and args.kafka_sasl_mechanism == "PLAIN":
+        err.print(
+            "warning: SASL_PLAINTEXT with PLAIN sends the Kafka password in clear on the network: "
+            "use SASL_SSL, or SCRAM-SHA-512 if the broker cannot do TLS"
+        )
     return KafkaSecurity(
         protocol=args.kafka_security,
         mechanism=args.kafka_sasl_mechanism,

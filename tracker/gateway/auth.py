@@ -15,6 +15,13 @@ comparisons a second, however fast it sends.  A connection that has already
 shown the right token is exempt: it has nothing left to guess, and an
 arbiter at work is not stopped by a guesser behind the same address.
 
+Addresses are counted as networks can hand them out: an IPv6 client is its
+/64 (one household, one machine: it can use any of the /64's addresses), an
+IPv4 client its address.  And all addresses together spend a global bucket
+(``global_per_second``, 300 a second): many source addresses guessing at
+once (a botnet, or 50 loopback addresses) still get at most that many
+comparisons a second between them.
+
 Memory is bounded: an address is forgotten once its bucket has been full
 for ``idle`` seconds (it would start full anyway), and at most
 ``max_addresses`` are tracked (past that, the least recently seen is
@@ -29,6 +36,7 @@ appears in a line.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
 import time
 from collections import OrderedDict
@@ -106,10 +114,15 @@ class TokenGuard:
         log_every: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         metrics: Metrics | None = None,
+        global_per_second: float = 300.0,
+        global_burst: int = 300,
     ) -> None:
         self.token = token.encode()
         self.per_second = per_second
         self.burst = burst
+        self.global_per_second = global_per_second
+        self.global_burst = global_burst
+        self._everyone = Bucket(float(global_burst), clock())
         self.idle = idle
         self.max_addresses = max_addresses
         self.log_every = log_every
@@ -131,16 +144,19 @@ class TokenGuard:
         """
         now = self.clock()
         entry = self._entry(address, now)
-        if entry.tokens < 1 and not proven:
-            self.metrics.inc(REFUSED)
-            entry.refused += 1
-            self._log(address, entry, now)
-            return Verdict.RATE_LIMITED
+        if not proven:
+            self._everyone.refill(now, self.global_per_second, self.global_burst)
+            if entry.tokens < 1 or self._everyone.tokens < 1:
+                self.metrics.inc(REFUSED)
+                entry.refused += 1
+                self._log(address, entry, now)
+                return Verdict.RATE_LIMITED
         self.metrics.inc(COMPARED)
         if self.token and hmac.compare_digest(token.encode(), self.token):
             return Verdict.OK
         if not proven:
             entry.tokens -= 1
+            self._everyone.tokens -= 1
         entry.wrong += 1
         self._log(address, entry, now)
         return Verdict.WRONG
@@ -192,10 +208,22 @@ class TokenGuard:
 
 
 def address_of(remote: object) -> str:
-    """The client's IP address from a connection's ``remote_address`` (``"?"`` when unknown)."""
-    if isinstance(remote, tuple) and remote:
+    """The client as the throttles count it, from a connection's ``remote_address`` (``"?"`` when unknown).
+
+    An IPv4 address as it is (an IPv4-mapped IPv6 one too); an IPv6 address as its /64, e.g.
+    ``2001:db8:1:2::/64``: a client can pick any address of its /64.
+    """
+    if not (isinstance(remote, tuple) and remote):
+        return "?"
+    try:
+        ip = ipaddress.ip_address(str(remote[0]).split("%", 1)[0])
+    except ValueError:
         return str(remote[0])
-    return "?"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def handshake_origin_allowed(request: Request, allowed: tuple[str, ...] | None) -> bool:

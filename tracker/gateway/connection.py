@@ -25,6 +25,11 @@ places:
   ``max_buffer`` after a read is aborted (the hub drops slow subscribers
   at the same bound with close 1008 when it broadcasts).
 
+A request with a body (``POST /healthz`` with a form) is answered like any
+other request tracker does not serve (405), not dropped unanswered as
+websockets does: the headers announcing the body are taken out of the head
+before websockets parses it.
+
 One request at a time: websockets reads a request and goes straight on
 to parse what follows as websocket frames, before the request is answered;
 a second HTTP request in the same TCP write (pipelining) failed the
@@ -56,7 +61,7 @@ class GatewayProtocol(ServerProtocol):
     held: bytearray | None = None  # bytes after the request head, before the answer (None: head not read yet)
     held_eof: bool = False  # the client half-closed before the answer
     answered: bool = False  # the handshake's answer (101 or an HTTP response) was sent
-    _tail: bytes = b""  # the last bytes of a head not yet complete (its end may span two reads)
+    _head: bytes = b""  # the request head read so far, not yet complete
 
     def receive_data(self, data: bytes | bytearray) -> None:
         if self.state is not CONNECTING:
@@ -64,15 +69,17 @@ class GatewayProtocol(ServerProtocol):
         elif self.held is not None:
             self.held += data  # a second request, or frames sent before the 101 (RFC 6455 §4.1 says wait)
         else:
-            seen = self._tail + bytes(data)
-            found = seen.find(b"\r\n\r\n")
+            self._head += bytes(data)
+            found = self._head.find(b"\r\n\r\n")
             if found < 0:
-                self._tail = seen[-3:]
-                super().receive_data(data)
-            else:
-                end = found + 4 - len(self._tail)
-                self.held = bytearray(data[end:])
-                super().receive_data(data[:end])
+                if len(self._head) > HEAD_LIMIT:  # websockets refuses it (414 or 431) on what it has
+                    head, self._head = self._head, b""
+                    super().receive_data(head)
+                return
+            head, rest = self._head[: found + 4], self._head[found + 4 :]
+            self._head = b""
+            self.held = bytearray(rest)
+            super().receive_data(_without_body(head))
 
     def send_response(self, response: Response) -> None:
         super().send_response(response)
@@ -102,6 +109,19 @@ class GatewayProtocol(ServerProtocol):
 
 
 HOLD_LIMIT = 1 << 16  # bytes held after a request before its answer; past it, the server stops reading
+HEAD_LIMIT = 1 << 16  # bytes of a request head read before it is handed to websockets whole
+
+
+def _without_body(head: bytes) -> bytes:
+    """The request head without the headers that announce a body (``Content-Length``, ``Transfer-Encoding``).
+
+    websockets refuses a request with a body by closing the connection without an answer; tracker
+    serves GET and HEAD only, so such a request (``POST /healthz`` with a body) gets its 405 like any
+    other, and its body is held with what follows the head and dropped with the connection.
+    """
+    lines = head.split(b"\r\n")
+    kept = [lines[0], *(x for x in lines[1:] if not x.lower().startswith((b"content-length:", b"transfer-encoding:")))]
+    return b"\r\n".join(kept)
 
 
 class BoundedConnection(ServerConnection):

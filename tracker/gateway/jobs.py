@@ -21,10 +21,15 @@ for its time or its memory ends nobody else's) and the queue.  Its
 dispatcher hands the next job to the next free worker: the lowest priority
 class first (arbiters' projections before spectators' stakes and live
 chances), then the cheapest: a job is priced by what its kind measured last
-for that tournament (a moving average of seconds), less the time it has
-waited, so a small tournament is not stuck behind three big ones and a big
-one still gets its turn.  One worker is kept for the first class: an
-arbiter's projection never waits behind a spectator's stakes.  The time
+for that tournament (a moving average of seconds; before any measurement,
+its kind's estimate from the tournament, e.g. from the games still open),
+less the time it has waited, so a small tournament is not stuck behind
+three big ones and a big one still gets its turn.  Workers are kept in
+tiers: the last free worker runs only arbiters' projections (an arbiter's
+projection never waits behind a spectator's stakes), the one before it
+also cheap spectators' jobs (priced under :data:`CHEAP` seconds), and an
+expensive spectators' job needs a third one free: a spectator's small
+tournament always has a worker, whatever the big ones cost.  The time
 limit counts only a job's own running time, not its wait.  A job whose
 tournament nobody wants any more is dropped, or cancelled while it runs
 (its worker is killed and replaced).
@@ -51,8 +56,10 @@ W = TypeVar("W", bound=Work)
 #: The priority classes: lower runs first; class 0 has a worker of its own.
 ARBITERS: Final = 0
 SPECTATORS: Final = 1
-#: Seconds a job of an unmeasured (kind, tournament) is priced at.
+#: Seconds a job of an unmeasured (kind, tournament) is priced at, without an estimate of its kind.
 DEFAULT_PRICE: Final = 0.5
+#: A spectators' job priced under this many seconds is cheap (see the module docstring's tiers).
+CHEAP: Final = 2.0
 #: Weight of the newest measurement in a price (a moving average).
 _ALPHA: Final = 0.5
 
@@ -63,6 +70,7 @@ class _Slot:
 
     done_seq: int = -1  # the version (seq) of the newest result, or of the newest failure
     failed_seq: int = -1
+    measured: bool = False  # price is a measurement (else the kind's estimate)
     started: float = -1e9  # when the last job started (loop time)
     price: float = DEFAULT_PRICE
     queued_at: float | None = None  # when it was queued (loop time), while it waits
@@ -94,6 +102,7 @@ class Runner(Generic[W, T]):
         priority: int = SPECTATORS,
         version: Callable[[W], int] = lambda work: work.seq,
         spacing: bool = False,
+        estimate: Callable[[str], float] | None = None,
     ) -> None:
         self.pool = pool
         self.kind = kind
@@ -105,6 +114,7 @@ class Runner(Generic[W, T]):
         self.priority = priority
         self.version = version
         self.spacing = spacing
+        self.estimate = estimate
         self.slots: dict[str, _Slot] = {}
         pool.runners.append(self)
 
@@ -145,6 +155,8 @@ class Runner(Generic[W, T]):
             slot.again = True
             return
         if slot.queued_at is None:
+            if not slot.measured and self.estimate is not None:
+                slot.price = self.estimate(tournament)
             slot.queued_at = asyncio.get_running_loop().time()
             self.pool.wake()
 
@@ -187,16 +199,17 @@ class Pool:
         if self._dispatcher is None or self._dispatcher.done():
             self._dispatcher = asyncio.create_task(self._dispatch(), name="derived-work")
 
-    def _pick(self, reserve: bool) -> tuple[Runner[Any, Any], str] | None:
-        """The next queued job: lowest class, then lowest price less waiting time; ``reserve``: class 0 only."""
+    def _pick(self, free: int) -> tuple[Runner[Any, Any], str] | None:
+        """The next queued job ``free`` workers may take: lowest class, then lowest price less waiting time."""
         now = asyncio.get_running_loop().time()
+        n = len(self.workers)
         best: tuple[tuple[int, float], Runner[Any, Any], str] | None = None
         for runner in self.runners:
-            if reserve and runner.priority != ARBITERS:
-                continue
             for tournament, slot in runner.slots.items():
                 if slot.queued_at is None:
                     continue
+                if runner.priority != ARBITERS and free < min(2 if slot.price < CHEAP else 3, n):
+                    continue  # the last workers are kept (see the module docstring)
                 key = (runner.priority, slot.price - (now - slot.queued_at))
                 if best is None or key < best[0]:
                     best = (key, runner, tournament)
@@ -208,7 +221,7 @@ class Pool:
             await self._wake.wait()
             self._wake.clear()
             while self._free:
-                picked = self._pick(reserve=len(self._free) == 1)
+                picked = self._pick(len(self._free))
                 if picked is None:
                     break
                 runner, tournament = picked
@@ -233,7 +246,8 @@ class Pool:
             spent = time.perf_counter() - started
             if result is _UNWANTED:
                 return
-            slot.price = _ALPHA * spent + (1 - _ALPHA) * slot.price
+            slot.price = _ALPHA * spent + (1 - _ALPHA) * slot.price if slot.measured else spent
+            slot.measured = True
             slot.done_seq = max(slot.done_seq, version)
             if result is None:
                 slot.failed_seq = version

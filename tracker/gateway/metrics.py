@@ -77,6 +77,14 @@ COUNTERS: Final[dict[str, Family]] = {
     "tracker_token_checks_refused_total": Family(
         "tracker_token_checks_refused", "Token checks refused unread: the address sent too many wrong tokens."
     ),
+    "tracker_connections_refused_total": Family(
+        "tracker_connections_refused",
+        "Websockets closed at once because their address already had its most connections open.",
+    ),
+    "tracker_stakes_joins_throttled_total": Family(
+        "tracker_stakes_joins_throttled",
+        "Subscribes asking for stakes or boards refused that part: their address asked too often.",
+    ),
     "tracker_kafka_updates_total": Family(
         "tracker_kafka_updates",
         "Updates read from the standings topic and published to subscribers.",

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
 
 from tracker.config import ServerConfig
 from tracker.core.errors import DecodeError, EventRejected
@@ -35,6 +37,8 @@ from tracker.protocol import (
     rejected_message,
     schedule_message,
 )
+
+POLICY_VIOLATION = CloseCode.POLICY_VIOLATION  # 1008
 
 
 @dataclass(slots=True)
@@ -72,6 +76,8 @@ class Websockets:
         self.boards_joined = boards_joined
         self.clients: dict[ServerConnection, Client] = {}
         self._buckets: dict[str, Bucket] = {}
+        self._per_address: Counter[str] = Counter()  # open connections per client address
+        self._joins: dict[str, Bucket] = {}  # stakes and boards joins per client address
         self.guard = TokenGuard(config.token, metrics=metrics)
         self.desk = Desk()
         metrics.gauges["tracker_connections"] = lambda: len(self.clients)
@@ -89,6 +95,21 @@ class Websockets:
         return [conn for conn, client in self.clients.items() if tournament in client.boards_of]
 
     async def handler(self, conn: ServerConnection) -> None:
+        address = address_of(conn.remote_address)
+        cap = self.config.limits.max_connections_per_address
+        if self._per_address[address] >= cap:
+            self.metrics.inc("tracker_connections_refused_total")
+            await conn.close(POLICY_VIOLATION, f"too many connections from this address (at most {cap})")
+            return
+        self._per_address[address] += 1
+        try:
+            await self._serve(conn)
+        finally:
+            self._per_address[address] -= 1
+            if not self._per_address[address]:
+                del self._per_address[address]
+
+    async def _serve(self, conn: ServerConnection) -> None:
         client = self.clients[conn] = Client()
         # a client that submits without reading the replies must not pile up tasks: past the bound the
         # server stops reading this connection, and TCP pushes back on the client alone
@@ -157,6 +178,16 @@ class Websockets:
             await conn.send(schedule_message(tid, rounds).decode())
             await conn.send(notices_message(tid, self.desk.notices(tid)).decode())
             self.arbiter_joined(conn, tid)
+        if (message.stakes or message.boards) and not self._may_join(conn):
+            self.metrics.inc("tracker_stakes_joins_throttled_total")
+            await conn.send(
+                error_message(
+                    "rate-limited",
+                    f"at most {limits.stakes_joins_per_second:g} subscribes with stakes or boards per second from "
+                    "one address: subscribed to the updates only, ask again in a second",
+                ).decode()
+            )
+            return
         if message.stakes:
             client.stakes_of.add(tid)
             self.stakes_joined(conn, tid)
@@ -203,6 +234,17 @@ class Websockets:
         if client is not None and verdict is Verdict.OK:
             client.proven = True
         return verdict
+
+    def _may_join(self, conn: ServerConnection) -> bool:
+        """Whether ``conn``'s address may ask for stakes or boards now (derived work costs a worker's time)."""
+        limits = self.config.limits
+        address = address_of(conn.remote_address)
+        bucket = self._joins.get(address)
+        if bucket is None:
+            if len(self._joins) > 10_000:  # bounded: the addresses not seen for a while start afresh
+                self._joins.clear()
+            bucket = self._joins[address] = Bucket(float(limits.stakes_join_burst), time.monotonic())
+        return bucket.take(limits.stakes_joins_per_second, limits.stakes_join_burst)
 
     def _allow(self, token: str) -> bool:
         limits = self.config.limits
