@@ -32,12 +32,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from http import HTTPStatus
 from importlib import resources
 from typing import Final
+from urllib.parse import parse_qs
 
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -48,6 +50,7 @@ from tracker.gateway.auth import handshake_origin_allowed
 from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import CONTENT_TYPE, Metrics
+from tracker.protocol import MAX_DELAY
 
 RECENT = 30  # updates in /api/tournaments/{id}/recent
 PAGES = {"": "index.html", "overlay": "overlay.html", "t": "spectator.html", "arbiter": "arbiter.html"}
@@ -115,8 +118,9 @@ class Http:
                 return text(HTTPStatus.SERVICE_UNAVAILABLE, "too many connections\n")
             return None
         parts = [p for p in path.split("/") if p]
+        query = request.path.partition("?")[2]
         if parts[:1] == ["api"]:
-            return self._api(parts[1:])
+            return self._api(parts[1:], query)
         if path == "/healthz":
             return as_json({"status": "ok", "version": __version__, "tournaments": len(self.hub.open_channels())})
         if path == "/readyz":
@@ -139,7 +143,7 @@ class Http:
             return _not_ready(reason)
         return as_json({"status": "ready", "version": __version__})
 
-    def _api(self, parts: list[str]) -> Response:
+    def _api(self, parts: list[str], query: str = "") -> Response:
         if parts == ["tournaments"]:
             return as_json({"tournaments": self.hub.listing()})
         if len(parts) == 3 and parts[0] == "tournaments":
@@ -152,25 +156,35 @@ class Http:
             if what == "trf":
                 return self._trf(tid)
             if what == "recent":
-                return self._recent(tid, payload["seq"])
+                return self._recent(tid, payload["seq"], _delay(query))
         return as_json({"error": "not found"}, HTTPStatus.NOT_FOUND)
 
-    def _recent(self, tournament: str, seq: int) -> Response:
+    def _recent(self, tournament: str, seq: int, delay: float = 0.0) -> Response:
         """The last :data:`RECENT` updates' summaries (what a page's "what changed" feed starts with).
 
         ``{"tournament", "seq", "updates": [{"seq", "at", "summary"}, …]}``, oldest first, from the
-        updates the hub still keeps for resumes; worked out once per seq.
+        updates the hub still keeps for resumes; worked out once per seq.  With ``?delay=N`` (a page
+        with a spoiler delay) only the updates published at least N seconds ago, and ``seq`` the last
+        of them: the backfill shows nothing its delayed standings do not.
         """
+        if delay > 0:
+            return as_json(self._recent_body(tournament, seq, time.time() - delay))
         cached = self._recent_cache.get(tournament)
         if cached is not None and cached[0] == seq:
             return _response(HTTPStatus.OK, cached[1], "application/json")
-        updates = []
-        for number, message, at in self.hub.recent(tournament, RECENT):
-            update = json.loads(message)
-            updates.append({"seq": number, "at": round(at, 3), "summary": update.get("summary", "")})
-        body = json.dumps({"tournament": tournament, "seq": seq, "updates": updates}).encode()
+        body = json.dumps(self._recent_body(tournament, seq, None)).encode()
         self._recent_cache[tournament] = (seq, body)
         return _response(HTTPStatus.OK, body, "application/json")
+
+    def _recent_body(self, tournament: str, seq: int, before: float | None) -> dict[str, object]:
+        updates = []
+        for number, message, at in self.hub.recent(tournament, RECENT):
+            if before is not None and at > before:
+                continue
+            update = json.loads(message)
+            updates.append({"seq": number, "at": round(at, 3), "summary": update.get("summary", "")})
+        last = seq if before is None else (updates[-1]["seq"] if updates else 0)
+        return {"tournament": tournament, "seq": last, "updates": updates}
 
     def _trf(self, tournament: str) -> Response:
         from tracker.formats.trf import export_trf
@@ -209,6 +223,16 @@ def as_json(obj: object, status: HTTPStatus = HTTPStatus.OK) -> Response:
 
 def text(status: HTTPStatus, body: str, content_type: str = "text/plain; charset=utf-8") -> Response:
     return _response(status, body.encode(), content_type)
+
+
+def _delay(query: str) -> float:
+    """The ``delay`` of a query string (seconds, 0 to the protocol's bound; 0 when absent or unreadable)."""
+    for value in parse_qs(query).get("delay", []):
+        try:
+            return max(0.0, min(float(value), MAX_DELAY))
+        except ValueError:
+            return 0.0
+    return 0.0
 
 
 def _not_ready(reason: str) -> Response:

@@ -11,6 +11,7 @@ import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
 import { columnInfo, directEncounter, pointsSettled, rankLocked, rankingOrder, whyAbove } from "/static/explain.js";
 
 const tournament = tournamentFromPath();
+const spectatorParams = readParams(location.search, SPECTATOR_PARAMS, "spectator");
 const $ = (id) => document.getElementById(id);
 const dialog = $("koya");
 let payload = null;
@@ -285,7 +286,9 @@ function addFeed(text, seq, kind, at) {
  */
 async function backfill() {
   try {
-    const response = await fetch(`/api/tournaments/${encodeURIComponent(tournament)}/recent`, { cache: "no-store" });
+    // a delayed page asks for what was published at least its delay ago: the feed never runs ahead of the table
+    const delay = spectatorParams.delay > 0 ? `?delay=${spectatorParams.delay}` : "";
+    const response = await fetch(`/api/tournaments/${encodeURIComponent(tournament)}/recent${delay}`, { cache: "no-store" });
     if (!response.ok) return;
     const recent = await response.json();
     for (const u of recent.updates || []) if (u.summary) addFeed(u.summary, u.seq, null, u.at);
@@ -330,4 +333,4 @@ window.trackerFeed = new LiveFeed(tournament, {
     boards.onMessage(m);
     onStakes?.(m);
   },
-}, { subscribe: subscribeOptions(readParams(location.search, SPECTATOR_PARAMS, "spectator"), true, true) }).start();
+}, { subscribe: subscribeOptions(spectatorParams, true, true) }).start();
