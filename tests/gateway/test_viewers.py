@@ -5,6 +5,7 @@ a real ``tracker up`` (or the hub itself), then what holds instead.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 
@@ -173,3 +174,80 @@ async def test_a_small_tournaments_stakes_arrive_while_a_client_loops_stakes_joi
     finally:
         stop.set()
         await looping
+
+
+async def test_the_arbiter_desk_stays_small_under_hundreds_of_rejected_big_openings(
+    tracker_server: RunningTracker,
+) -> None:
+    """Reproduction (item 6): 320 rejected 500-player opens grew the server 36 → 95 MB and sent one arbiter
+    70 MB; its 3.4 MB notices message closed a default client (1009).  Now a notice is a summary."""
+    from tracker.core.events import Player, TournamentOpened
+
+    tid = "desk-cup"
+    token = tracker_server.token
+    await fill(tracker_server, round_robin(tid, 4, 0))
+    players = tuple(Player(start_no=k, name=f"P{k}") for k in range(1, 501))  # one frame (64 KiB) holds it
+    twice = (*players[:-1], Player(start_no=1, name="Start number one again"))  # refused: two share a number
+    received = 0
+    async with connect(tracker_server.ws_url) as arbiter, connect(tracker_server.ws_url, max_size=None) as sender:
+        await send(arbiter, {"type": "subscribe", "tournament": tid, "token": token})
+        await recv_until(arbiter, lambda m: m["type"] == "notices")
+        for k in range(320):
+            await submit(sender, token, TournamentOpened(f"big-{k}", tid, "Big", twice))
+        for k in range(320):
+            assert (await reply_to(sender, f"big-{k}", timeout=60))["code"] in ("already-open", "invalid-tournament")
+        async with asyncio.timeout(30):
+            while True:
+                data = await arbiter.recv()
+                received += len(data)
+                message = json.loads(data)
+                if message["type"] == "notices" and message["notices"][-1]["event"]["id"] == "big-319":
+                    break
+        # a second arbiter device gets the whole desk: a default client (1 MiB frames) reads it
+        async with connect(tracker_server.ws_url) as again:
+            await send(again, {"type": "subscribe", "tournament": tid, "token": token})
+            desk, _ = await recv_until(again, lambda m: m["type"] == "notices")
+    assert received < 1 << 20, f"one arbiter was sent {received} bytes for 320 notices"
+    assert len(json.dumps(desk)) < 64 << 10 and len(desk["notices"]) == 40
+    assert desk["notices"][-1]["event"] == {
+        "type": "tournament_opened",
+        "id": "big-319",
+        "tournament": tid,
+        "players": 500,
+    }
+
+
+async def test_one_result_in_a_big_tie_does_not_hold_a_bystanders_ping(tracker_server: RunningTracker) -> None:
+    """Reproduction (item 5): after two all-drawn rounds of a 500-player round robin one result cost 4.8 s on
+    the event loop, so a bystander's ping waited 28.9 s over 20 results.  Compared with its own baseline."""
+    tid = "tie-cup"
+    n = 500
+    rounds = berger(n)
+    events: list[Event] = [msgspec.structs.replace(opened(n), tournament=tid, id=f"{tid}/open")]
+    for rnd in rounds[:2]:
+        events += [
+            ResultRecorded(f"{tid}/r{rnd.number}/{w}-{b}", tid, rnd.number, w, b, "1/2-1/2") for w, b in rnd.pairs
+        ]
+    await fill(tracker_server, events)
+
+    async def pings(ws: ClientConnection, count: int) -> list[float]:
+        out = []
+        for _ in range(count):
+            started = time.perf_counter()
+            async with asyncio.timeout(30):
+                await (await ws.ping())
+            out.append(time.perf_counter() - started)
+            await asyncio.sleep(0.02)
+        return out
+
+    async with connect(tracker_server.ws_url) as bystander, connect(tracker_server.ws_url) as arbiter:
+        baseline = await pings(bystander, 20)
+        third = [ResultRecorded(f"{tid}/r3/{w}-{b}", tid, 3, w, b, "1-0") for w, b in rounds[2].pairs[:20]]
+
+        async def results() -> None:
+            for event in third:
+                await submit(arbiter, tracker_server.token, event)
+                assert (await reply_to(arbiter, event.id, timeout=60))["type"] == "ack"
+
+        during, _ = await asyncio.gather(pings(bystander, 40), results())
+    assert max(during) <= 10 * max(baseline) + 0.1, f"a ping took {max(during) * 1000:.0f} ms during the results"
