@@ -32,8 +32,10 @@ each criterion on the groups still tied, DE inside each group, shared
 ranks).  A query that exceeds its node budget reports a proven bound and
 the best scenario found, flagged not exact.  Per-game effects are the same
 queries with that game's outcome fixed, searched to the end when at most
-``exact_limit`` games are undecided and with a small budget beyond (flagged
-on the game).
+``exact_limit`` games are undecided; beyond, they are what the search already
+knows without a search of their own (the best scenario it ranked under that
+outcome, within the proven bounds: the unconditional extreme and the
+interval bounds under the outcome), flagged on the game unless the two meet.
 
 *Lines* declared by the tournament (the first ``places`` places) follow
 from the rank extremes: clinched when the worst rank is inside, eliminated
@@ -88,9 +90,6 @@ from tracker.core.projection.solver import Solver
 #: Nodes the player extremes may expand in all (about 2 s of search), and per query.
 BUDGET: Final = 100_000
 QUERY_BUDGET: Final = 25_000
-#: Nodes per per-game query beyond ``exact_limit`` undecided games, and in all.
-GAME_QUERY_BUDGET: Final = 60
-GAME_BUDGET: Final = 60_000
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
@@ -99,7 +98,7 @@ SEARCHED_GAMES: Final = 64
 # -- the projection -------------------------------------------------------------------
 
 
-def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Projection:
+def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solver: Solver | None = None) -> Projection:
     """Project ``t``'s final KS, ranks, lines and qualifications over its remaining games.
 
     Every player extreme is searched exactly (within ``budget`` nodes in all;
@@ -107,11 +106,16 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Pr
     scenario that reaches it.  Per-game effects are exact when at most
     ``exact_limit`` games remain undecided, budgeted beyond.  A negative
     ``exact_limit`` gives the interval bounds alone (``exact=False``).  The
-    last two rounds of a 16-player round robin (16 games) take well under
-    2 s; call it off the hot path.  Reads ``t`` and changes nothing in it;
-    raises nothing for a valid tournament.
+    last three rounds of a 16-player round robin (24 games) take about a
+    second; call it off the hot path.  ``solver`` is a
+    :class:`~tracker.core.projection.solver.Solver` of ``t``'s model to
+    search with (and to leave what it learnt in: the stakes read it,
+    :func:`~tracker.core.projection.analysis.analyse`); by default a fresh
+    one.  Reads ``t`` and changes nothing in it; raises nothing for a valid
+    tournament (:class:`~tracker.core.errors.ProjectionUnavailable` for an
+    order the projection does not rank by).
     """
-    m = model_of(t)
+    m = solver.m if solver is not None else model_of(t)
     n = m.n
     iv = intervals(m)
     den = t.units.denominator
@@ -123,7 +127,8 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET) -> Pr
     # and no scenario (one per player would be O(n × games))
     small = len(m.undecided) <= SEARCH_DEPTH
     searched = exact_limit >= 0 and small
-    solver = Solver(m) if small else None
+    if solver is None and small:
+        solver = Solver(m)
     # extremes[i][objective]: (value, attained, exact, scenario indices)
     extremes: list[dict[ExtremeName, tuple[int, int, bool, tuple[int, ...]]]] = [{} for _ in range(n)]
     if searched:
@@ -293,7 +298,6 @@ def _games(
     searched = exact_limit >= 0 and k <= SEARCHED_GAMES
     unlimited = searched and k <= exact_limit
     overall = bounds(iv)
-    left = GAME_BUDGET
     undecided = iter(range(k))  # m.undecided keeps m.games' order
     games = []
     for g in m.games:
@@ -313,18 +317,21 @@ def _games(
             ranges.extend(given)
             touched = {j % n for lo, hi in given for j in (*lo.patch, *hi.patch)}
             exact = False
-        for o in range(len(g.options) if searched else 0):
+        for o, option in enumerate(g.options if searched else ()):
             lows, highs = [0] * (2 * n), [0] * (2 * n)
+            # beyond exact_limit: what the search already knows (no search of its own), within the interval bounds
+            under = None if unlimited else bounds_given(iv, overall, g, option)
             for i in range(n):
                 for objective in EXTREMES:
-                    budget = None if unlimited else max(0, min(GAME_QUERY_BUDGET, left))
-                    assert solver is not None  # searched
-                    e = solver.solve(i, objective, {index: o}, budget=budget)
-                    if not unlimited:
-                        left -= solver.nodes
-                    exact = exact and e.exact
                     slot = i if objective.startswith("ks") else n + i
-                    (lows if objective in ("ks_min", "rank_best") else highs)[slot] = e.value
+                    low = objective in ("ks_min", "rank_best")
+                    assert solver is not None  # searched
+                    if under is None:
+                        e = solver.solve(i, objective, {index: o})
+                    else:
+                        e = solver.known_extreme(i, objective, index, o, (under[0] if low else under[1])[slot])
+                    exact = exact and e.exact
+                    (lows if low else highs)[slot] = e.value
             ranges.append((lows, highs))
         moving = by_start if touched is by_start else sorted(touched, key=lambda i: t.start_nos[i])
         ks_moved = [i for i in moving if len({(lo[i], hi[i]) for lo, hi in ranges}) > 1]

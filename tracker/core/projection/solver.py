@@ -48,49 +48,31 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import product as _product
 from typing import Final as Constant
 
-from tracker.core.order import TieBreak
-from tracker.core.projection.leaves import UNCONDITIONAL, Known, Leaf, leads
+from tracker.core.projection.cover import cover
+from tracker.core.projection.leaves import OWN_RESULT, SIGN, UNCONDITIONAL, Incumbent, Leaf, Ranker
 from tracker.core.projection.model import Model
-from tracker.core.projection.node import Node, Objective
-from tracker.core.projection.ranking import ranks
-from tracker.core.tiebreaks import rule_of
-from tracker.core.tiebreaks.rule import Final
+from tracker.core.projection.node import Objective
+from tracker.core.projection.primal import polish, repair
 
 #: The four extremes every player gets.
 OBJECTIVES: Constant[tuple[Objective, ...]] = ("rank_best", "rank_worst", "ks_min", "ks_max")
 #: Nodes one query may expand before it settles for bounds.
 DEFAULT_BUDGET: Constant = 4000
-_SIGN: Constant[dict[Objective, int]] = {
-    "rank_best": 1,
-    "rank_worst": -1,
-    "ks_min": 1,
-    "ks_max": -1,
-    "lead_min": 1,
-    "lead_max": -1,
-    "lead_zero": 1,
-}
+_SIGN: Constant = SIGN
 #: Objectives a player's own result moves one way: the result that is best for them, per objective.
-_OWN_RESULT: Constant[dict[Objective, bool]] = {
-    "rank_best": True,
-    "rank_worst": False,
-    "lead_min": True,
-    "lead_max": False,
-}
+_OWN_RESULT: Constant = OWN_RESULT
 #: Objectives the flow relaxation tightens (Node.tighten).
 _TIGHTENED: Constant = frozenset({"rank_best", "rank_worst", "lead_min"})
-#: The projected KS: plain Koya (limit 0), whatever the order ranks by.
-_KS: Constant = TieBreak("KS", "KS")
 _FAR: Constant = 1 << 60
 #: A node's bounds (optimistic, pessimistic), the weights that choose the game to branch on, the rivals' ties.
 _Assessed = tuple[tuple[int, int], list[int], dict[int, int]]
-#: Rankings the local search at the root of a rank query may spend.
+#: Rankings the local search at the root of a rank query may spend per start; for a threshold question.
 _POLISH: Constant = 1500
-#: Rounds of the tie repair at the root of a rank query.
-_REPAIRS: Constant = 4
-
+_REACH_POLISH: Constant = 300
+#: Rankings the local search may spend on a condition's witness one game away from the unconditional one.
+_NEAR_POLISH: Constant = 60
 __all__ = ["DEFAULT_BUDGET", "OBJECTIVES", "Extreme", "Leaf", "Objective", "Reach", "Solver"]
 
 
@@ -126,26 +108,7 @@ class _Budget(Exception):
     """The node budget of a query ran out (caught inside the query)."""
 
 
-class _Incumbent:
-    """The best scenario a query knows (minimised value), started from every leaf evaluated so far."""
-
-    __slots__ = ("i", "objective", "scenario", "sign", "value")
-
-    def __init__(self, objective: Objective, i: int, value: int, scenario: tuple[int, ...] | None) -> None:
-        self.objective = objective
-        self.i = i
-        self.sign = _SIGN[objective]
-        self.value = value
-        self.scenario = scenario
-
-    def offer(self, leaf: Leaf) -> None:
-        v = self.sign * leaf.value(self.objective, self.i)
-        if v < self.value:
-            self.value = v
-            self.scenario = leaf.scenario
-
-
-class Solver(Node):
+class Solver(Ranker):
     """Queries over one model; see the module docstring.  Not thread-safe (it mutates its own arrays)."""
 
     def __init__(
@@ -153,82 +116,44 @@ class Solver(Node):
     ) -> None:
         super().__init__(m)
         self.budget = budget
-        ks_final = rule_of(_KS).final
-        assert ks_final is not None  # Koya is projectable
-        self._ks_final = ks_final
-        self.known = Known(self.n, [len(opts) for opts in self.opts])
-        self.leaves = 0
         self.nodes = 0
         self.open_bound: int | None = None
         self.floor = -_FAR
         self.hint: tuple[int, ...] | None = None
+        self.polishing = _POLISH
         self.limit = budget
         self._proven: dict[tuple[Objective, int, int], tuple[Extreme, int]] = {}
         self._reached: dict[tuple[Objective, int, int, int], tuple[Reach, int]] = {}
+        #: proven lower bounds of minimised values per (objective, player, condition), learnt before the search
+        self._floors: dict[tuple[Objective, int, int], int] = {}
         for scenario in scenarios:
             self.evaluate(scenario)
-        self._seed(seed)
+        self.seed(seed)
 
-    # -- leaves --------------------------------------------------------------------
+    # -- what one solver tells the next ----------------------------------------------
 
-    def evaluate(self, scenario: tuple[int, ...] | list[int]) -> Leaf:
-        """Rank the crosstable ``scenario`` completes (an outcome index per undecided game).
+    def learn(self, floors: dict[tuple[Objective, int, int], int]) -> None:
+        """Take proven lower bounds of minimised values (:meth:`lessons`' second part, in this model's indices)."""
+        for key, value in floors.items():
+            self._floors[key] = max(value, self._floors.get(key, -_FAR))
 
-        Records the scenario as the best known wherever it improves.  Raises
-        :class:`ValueError` for a scenario of the wrong length.
+    def lessons(self) -> tuple[list[tuple[int, ...]], dict[tuple[Objective, int, int], int]]:
+        """What a later solver can start from: the scenarios best known somewhere, and every proven lower bound.
+
+        The bounds are of minimised values (``sign × value``), keyed by
+        (objective, player, condition index): the extremes' proven values,
+        one past each target a threshold question proved out of reach, and
+        the bounds this solver learnt.
         """
-        if len(scenario) != self.k:
-            raise ValueError(f"a scenario gives {self.k} outcomes, not {len(scenario)}")
-        saved = self.assign.copy()
-        for g in range(self.k):
-            if saved[g] != -1:
-                self.undo(g)
-        for g, o in enumerate(scenario):
-            self.apply(g, o)
-        leaf = self._rank_leaf(tuple(scenario))
-        for g in range(self.k):
-            self.undo(g)
-        for g, o in enumerate(saved):
-            if o != -1:
-                self.apply(g, o)
-        return leaf
-
-    def _complete(self, guide: dict[int, int] | None = None) -> Leaf:
-        """Evaluate the current node completed with the guide's outcomes (or each free game's first)."""
-        free = [g for g in range(self.k) if self.assign[g] == -1]
-        for g in free:
-            self.apply(g, guide.get(g, 0) if guide else 0)
-        leaf = self._rank_leaf(tuple(self.assign))
-        for g in free:
-            self.undo(g)
-        return leaf
-
-    def _rank_leaf(self, scenario: tuple[int, ...]) -> Leaf:
-        score = self.s_lo
-        final = Final(self.m.frame, score, self.w_lo, self.p_lo)
-        leaf = Leaf(scenario, ranks(final, self.order), list(self._ks_final(final, _KS)), score.copy(), leads(score))
-        self.leaves += 1
-        self.known.record(leaf)
-        return leaf
-
-    def _seed(self, seed: int) -> None:
-        """A few scenarios for a start: all White wins, all draws, all Black wins, some pseudo-random.
-
-        The pseudo-random ones come from a fixed linear congruential sequence
-        (the core imports no ``random``): the same model always starts the same way.
-        """
-        if self.k == 0:
-            self.evaluate(())
-            return
-        for pick in (0, 1, 2):
-            self.evaluate([min(pick, len(opts) - 1) for opts in self.opts])
-        x = seed
-        for _ in range(8):
-            picks = []
-            for opts in self.opts:
-                x = (x * 1103515245 + 12345) % (1 << 31)
-                picks.append((x >> 16) % len(opts))
-            self.evaluate(picks)
+        floors = dict(self._floors)
+        for (objective, i, condition), (extreme, _) in self._proven.items():
+            key = (objective, i, condition)
+            floors[key] = max(_SIGN[objective] * extreme.value, floors.get(key, -_FAR))
+        for (objective, i, condition, goal), (reached, _) in self._reached.items():
+            if reached.possible is False:
+                key = (objective, i, condition)
+                floors[key] = max(goal + 1, floors.get(key, -_FAR))
+        return [self.known.leaves[index].scenario for index in self.known.witnesses()], floors
 
     # -- queries -------------------------------------------------------------------
 
@@ -241,11 +166,11 @@ class Solver(Node):
             return self.known.condition(g, o)
         return None
 
-    def _start(self, objective: Objective, i: int, condition: int | None) -> _Incumbent:
+    def _start(self, objective: Objective, i: int, condition: int | None) -> Incumbent:
         found = self.known.best(objective, i, condition) if condition is not None else None
         if found is None:
-            return _Incumbent(objective, i, _FAR, None)
-        return _Incumbent(objective, i, found[0], found[1].scenario)
+            return Incumbent(objective, i, _FAR, None)
+        return Incumbent(objective, i, found[0], found[1].scenario)
 
     def solve(
         self, i: int, objective: Objective, fixed: dict[int, int] | None = None, *, budget: int | None = None
@@ -266,19 +191,19 @@ class Solver(Node):
             return known[0]
         sign = _SIGN[objective]
         incumbent = self._start(objective, i, condition)
-        # a condition cannot beat the unconditional extreme: once proven, it is a floor
-        floor = -_FAR
+        # what is proven already is a floor: a bound learnt earlier (the previous seq), and under a condition the
+        # unconditional extreme's bound (nothing under a condition beats it)
+        floor = self._floors.get(memo, -_FAR) if memo is not None else -_FAR
         if fixed:
             unconditional = self.solve(i, objective)
             self.nodes = 0
-            if unconditional.exact:
-                floor = sign * unconditional.value
-                if incumbent.value == floor and incumbent.scenario is not None:
-                    result = Extreme(unconditional.value, unconditional.value, incumbent.scenario, True)
-                    if memo is not None:
-                        self._proven[memo] = (result, limit)
-                    return result
-        self._search(objective, i, fixed, floor, limit, incumbent, self._hint(objective, i, fixed))
+            floor = max(floor, sign * unconditional.value)
+        if incumbent.scenario is not None and incumbent.value <= floor:
+            result = Extreme(sign * incumbent.value, sign * incumbent.value, incumbent.scenario, True)
+            if memo is not None:
+                self._proven[memo] = (result, limit)
+            return result
+        self._search(objective, i, fixed, floor, limit, incumbent, self._hint(objective, i, fixed), _POLISH)
         value, scenario = incumbent.value, incumbent.scenario
         assert scenario is not None  # every node with bounds that meet is completed; the root at least
         proven = value if self.open_bound is None else min(value, self.open_bound)
@@ -286,6 +211,40 @@ class Solver(Node):
         if memo is not None:
             self._proven[memo] = (result, limit)
         return result
+
+    def known_extreme(self, i: int, objective: Objective, g: int, o: int, bound: int) -> Extreme:
+        """What is known, without a search, of ``i``'s ``objective`` extreme when game ``g`` ends with outcome ``o``.
+
+        ``bound`` is a proven bound of that extreme from elsewhere (interval
+        bounds); the best of it, the unconditional extreme's proven value
+        and any learnt bound is set against the best scenario ranked under
+        that outcome: exact when they meet.
+        """
+        sign = _SIGN[objective]
+        condition = self.known.condition(g, o)
+        memo = self._proven.get((objective, i, condition))
+        if memo is not None and memo[0].exact:
+            return memo[0]
+        floor = max(sign * bound, self._floors.get((objective, i, condition), -_FAR))
+        unconditional = self._proven.get((objective, i, UNCONDITIONAL))
+        if unconditional is not None:
+            floor = max(floor, sign * unconditional[0].value)
+        found = self.known.best(objective, i, condition)
+        if found is None:  # no scenario ranked under that outcome yet
+            leaf = self._complete_with({g: o})
+            found = (sign * leaf.value(objective, i), leaf)
+        value, leaf = found
+        if value <= floor:
+            return Extreme(sign * value, sign * value, leaf.scenario, True)
+        return Extreme(sign * floor, sign * value, leaf.scenario, False)
+
+    def _complete_with(self, fixed: dict[int, int]) -> Leaf:
+        for g, o in fixed.items():
+            self.apply(g, o)
+        leaf = self.complete()
+        for g in fixed:
+            self.undo(g)
+        return leaf
 
     def reach(
         self,
@@ -314,7 +273,9 @@ class Solver(Node):
             if found is not None and found[0] <= goal:
                 return Reach(True, found[1].scenario)
             proven = self._proven.get((objective, i, condition))
-            if proven is not None and sign * proven[0].value > goal:
+            if (proven is not None and sign * proven[0].value > goal) or self._floors.get(
+                (objective, i, condition), -_FAR
+            ) > goal:
                 return Reach(False, None)
             memo = (objective, i, condition, goal)
             known = self._reached.get(memo)
@@ -323,15 +284,17 @@ class Solver(Node):
         if fixed:
             # nothing under a condition beats the unconditional extreme: a proven one may settle it
             proven = self._proven.get((objective, i, UNCONDITIONAL))
-            if proven is not None and sign * proven[0].value > goal:
+            if (proven is not None and sign * proven[0].value > goal) or self._floors.get(
+                (objective, i, UNCONDITIONAL), -_FAR
+            ) > goal:
                 return Reach(False, None)
             unconditional = self.reach(i, objective, target, budget=limit)
             self.nodes = 0
             if unconditional.possible is False:
                 return unconditional
         # nothing at the goal or better is known: a virtual incumbent just past it prunes everything that cannot
-        incumbent = _Incumbent(objective, i, goal + 1, None)
-        self._search(objective, i, fixed, goal, limit, incumbent, self._hint(objective, i, fixed))
+        incumbent = Incumbent(objective, i, goal + 1, None)
+        self._search(objective, i, fixed, goal, limit, incumbent, self._hint(objective, i, fixed), _REACH_POLISH)
         if incumbent.value <= goal:
             result = Reach(True, incumbent.scenario)
         else:
@@ -339,6 +302,77 @@ class Solver(Node):
         if condition is not None:
             self._reached[(objective, i, condition, goal)] = (result, limit)
         return result
+
+    def cover(self, i: int, objective: Objective, target: int, *, budget: int | None = None) -> list[bool | None]:
+        """:meth:`reach` under every condition at once: one answer per condition index (0: none).
+
+        What the known scenarios and the proven bounds settle is answered
+        at once; one search (:func:`~tracker.core.projection.cover.cover`)
+        answers the rest, within ``budget`` nodes (``None`` where it ran out).
+        """
+        sign = _SIGN[objective]
+        goal = sign * target
+        limit = self.budget if budget is None else budget
+        unconditional = self.reach(i, objective, target, budget=limit)
+        answers: list[bool | None] = [unconditional.possible]
+        for c in range(1, self.known.width):
+            found = self.known.best(objective, i, c)
+            proven = self._proven.get((objective, i, c))
+            reached = self._reached.get((objective, i, c, goal))
+            if unconditional.possible is False or (proven is not None and sign * proven[0].value > goal):
+                answers.append(False)
+            elif found is not None and found[0] <= goal:
+                answers.append(True)
+            elif self._floors.get((objective, i, c), -_FAR) > goal:
+                answers.append(False)
+            else:
+                answers.append(None if reached is None else reached[0].possible)
+        self.nodes = 0
+        if None in answers[1:]:
+            self._near(i, objective, goal, answers)
+        if None in answers[1:]:
+            answers, self.nodes = cover(self, i, objective, target, answers, limit)
+            answers[0] = unconditional.possible
+            spent = self.nodes
+            for c, answer in enumerate(answers[1:], start=1):
+                if answer is None and spent < limit:  # the other outcomes of i's own games, or what ran out
+                    answer = self.reach(
+                        i, objective, target, dict([self.known.unpack(c)]), budget=limit - spent
+                    ).possible
+                    answers[c] = answer
+                    spent += self.nodes
+                if answer is False:  # a proof, for reach and for the next seq (a yes may have no scenario at hand)
+                    self._reached[(objective, i, c, goal)] = (Reach(False, None), limit)
+            self.nodes = spent
+        return answers
+
+    def _near(self, i: int, objective: Objective, goal: int, answers: list[bool | None]) -> None:
+        """Answer open conditions yes with the unconditional witness one game away: that game changed, then polished.
+
+        Every scenario ranked also answers yes for each outcome it holds.
+        """
+        found = self.known.best(objective, i, UNCONDITIONAL)
+        if found is None or found[0] > goal:
+            return
+        witness = found[1].scenario
+        sign = _SIGN[objective]
+        for c in range(1, len(answers)):
+            if answers[c] is not None:
+                continue
+            g, o = self.known.unpack(c)
+            leaf = self.evaluate((*witness[:g], o, *witness[g + 1 :]))
+            if sign * leaf.value(objective, i) > goal and objective in ("rank_best", "rank_worst"):
+                inc = Incumbent(objective, i, goal + 1, None)
+                self.apply(g, o)
+                free = [h for h in range(self.k) if self.assign[h] == -1]
+                polish(self, objective, i, inc, goal, [{h: witness[h] for h in free}], _NEAR_POLISH)
+                self.undo(g)
+                if inc.scenario is not None:
+                    leaf = self.evaluate(inc.scenario)
+            if sign * leaf.value(objective, i) <= goal:
+                for h, x in enumerate(leaf.scenario):
+                    if answers[self.known.condition(h, x)] is None:
+                        answers[self.known.condition(h, x)] = True
 
     def _hint(self, objective: Objective, i: int, fixed: dict[int, int]) -> tuple[int, ...] | None:
         """For a query under a condition: the best scenario known without it (one game away, usually)."""
@@ -354,15 +388,18 @@ class Solver(Node):
         fixed: dict[int, int],
         floor: int,
         limit: int,
-        incumbent: _Incumbent,
-        hint: tuple[int, ...] | None = None,
+        incumbent: Incumbent,
+        hint: tuple[int, ...] | None,
+        polish: int,
     ) -> None:
         """Branch and bound under ``fixed`` (undone afterwards); ``open_bound`` says what the budget left open.
 
-        ``hint`` is a scenario to start the local search at the root from (its free games' outcomes).
+        ``hint`` is a scenario to start the local search at the root from (its free games' outcomes), ``polish``
+        the rankings that local search may spend per start.
         """
         self.floor = floor
         self.hint = hint
+        self.polishing = polish
         decided = [g for g in range(self.k) if self.assign[g] != -1]
         for g, o in fixed.items():
             self.apply(g, o)
@@ -377,7 +414,7 @@ class Solver(Node):
         self.open_bound = None
         try:
             if incumbent.scenario is None and incumbent.value >= _FAR:
-                incumbent.offer(self._complete())
+                incumbent.offer(self.complete())
             with contextlib.suppress(_Budget):  # the budget ran out: open_bound holds what is proven
                 self._node(objective, i, self._assess(objective, i), -_FAR, incumbent, True)
         finally:
@@ -391,7 +428,7 @@ class Solver(Node):
         return self.bounds(objective, i, weight, side), weight, side
 
     def _node(
-        self, objective: Objective, i: int, assessed: _Assessed, inherited: int, inc: _Incumbent, root: bool
+        self, objective: Objective, i: int, assessed: _Assessed, inherited: int, inc: Incumbent, root: bool
     ) -> None:
         """Search the node ``assessed`` describes; ``inherited`` is a bound proven for a node above it."""
         (cheap, hi), weight, side = assessed
@@ -399,7 +436,7 @@ class Solver(Node):
         if inc.value <= lo:
             return
         if lo == hi or self.free == 0:
-            inc.offer(self._complete())
+            inc.offer(self.complete())
             return
         self.nodes += 1
         if self.nodes > self.limit:
@@ -418,14 +455,15 @@ class Solver(Node):
                 if objective == "rank_best" or objective == "lead_min":
                     starts.insert(0, guide.outcomes())
                 for scenario in starts:
-                    inc.offer(self._complete(scenario))
+                    inc.offer(self.complete(scenario))
                     if inc.value <= lo:
                         return
                 if objective != "lead_min":
-                    self._repair(objective, i, inc, lo, side)
+                    repair(self, objective, i, inc, lo, side)
                     if inc.value <= lo:
                         return
-                    self._polish(objective, i, inc, lo, starts)
+                    effort = min(self.polishing, 2 * self.limit)  # a ranking costs about what a node does
+                    polish(self, objective, i, inc, lo, [*starts, *self._known_starts(inc)], effort)
                     if inc.value <= lo:
                         return
         g = self._branch(weight)
@@ -451,105 +489,10 @@ class Solver(Node):
             finally:
                 self.undo(g)
 
-    def _repair(self, objective: Objective, i: int, inc: _Incumbent, bound: int, side: dict[int, int]) -> None:
-        """Scenarios with the rivals level with ``i``, then moved off ``i``'s score where the tie-breaks go wrong.
-
-        The best rank: rivals capped at ``i``'s score; a rival who ties and
-        is ranked ahead is capped one unit below next time.  The worst rank:
-        rivals lifted to ``i``'s score; a rival who ties and is ranked behind
-        is lifted one unit above.  A few rounds, each one scenario ranked.
-        """
-        best = objective == "rank_best"
-        score = self.s_lo[i]
-        levels = self.caps(i, side) if best else self.needs(i, side)
-        rivals = list(levels)
-        for _ in range(_REPAIRS):
-            leaf = self._complete(self.levelled(i, levels, best))
-            inc.offer(leaf)
-            if inc.value <= bound:
-                return
-            mine = leaf.ranks[i]
-            wrong = [
-                j
-                for j in rivals
-                if leaf.score[j] == score
-                and levels[j] == score
-                and (leaf.ranks[j] < mine if best else leaf.ranks[j] > mine)
-            ]
-            if not wrong:
-                return
-            for j in wrong:
-                levels[j] = score - 1 if best else score + 1
-
-    def _polish(self, objective: Objective, i: int, inc: _Incumbent, bound: int, starts: list[dict[int, int]]) -> None:
-        """Local search from ``starts``, the incumbent and the hint: change a game, or two of a player, while it helps.
-
-        The score is the rank, then how far the rivals on the wrong side of
-        ``i`` are from the right side (points, one for a tie-break): a change
-        is kept when it lowers that pair.  Only games of a rival on the wrong
-        side are changed.  The best scenario of each start is ranked in full
-        and offered.  At most ``_POLISH`` rankings per start.
-        """
+    def _known_starts(self, inc: Incumbent) -> list[dict[int, int]]:
+        """The incumbent's and the hint's outcomes of the free games, as starts for the local search."""
         free = [g for g in range(self.k) if self.assign[g] == -1]
-        if not free:
-            return
-        best = objective == "rank_best"
-        score = self.s_lo[i]
-        order, frame = self.order, self.m.frame
-        s, n = self.s_lo, self.n
-        wrong: list[int] = []
-
-        def measure() -> tuple[int, int]:
-            r = ranks(Final(frame, s, self.w_lo, self.p_lo), order)
-            mine = r[i]
-            wrong.clear()
-            if best:
-                wrong.extend(j for j in range(n) if r[j] < mine)
-                return mine, sum(s[j] - score + 1 for j in wrong)
-            wrong.extend(j for j in range(n) if j != i and r[j] > mine)
-            return -mine, sum(score - s[j] + 1 for j in wrong)
-
-        seeds = [
-            *starts,
-            *(dict(zip(free, (known[g] for g in free), strict=True)) for known in (inc.scenario, self.hint) if known),
-        ]
-        for start in seeds:
-            for g in free:
-                self.apply(g, start.get(g, 0))
-            value = measure()
-            spent = 0
-            while value[0] > bound and spent < _POLISH:
-                touched = set(wrong)
-                singles = [g for g in free if touched & set(self.ends[g])]
-                pairs = [(g, h) for g in singles for h in free if h != g and set(self.ends[g]) & set(self.ends[h])]
-                found = None
-                for games in (*((g,) for g in singles), *pairs):
-                    was = [self.assign[g] for g in games]
-                    for outcomes in _product(*(range(len(self.opts[g])) for g in games)):
-                        if any(o == w for o, w in zip(outcomes, was, strict=True)):
-                            continue
-                        for g, o in zip(games, outcomes, strict=True):
-                            self.undo(g)
-                            self.apply(g, o)
-                        spent += 1
-                        now = measure()
-                        if now < value:
-                            found = now
-                            break
-                        for g, o in zip(games, was, strict=True):
-                            self.undo(g)
-                            self.apply(g, o)
-                    if found is not None or spent >= _POLISH:
-                        break
-                if found is None:
-                    break
-                value = found
-            measure_leaf = self._rank_leaf(tuple(self.assign))
-            inc.offer(measure_leaf)
-            for g in free:
-                self.undo(g)
-            if inc.value <= bound:
-                return
+        return [dict(zip(free, (known[g] for g in free), strict=True)) for known in (inc.scenario, self.hint) if known]
 
     def _left_open(self, bound: int) -> None:
         self.open_bound = bound if self.open_bound is None else min(self.open_bound, bound)

@@ -39,10 +39,10 @@ from tracker.core.projection.solver import Objective, Solver
 LineState = Literal["clinched", "playoff", "open", "eliminated", "unknown"]
 
 #: Nodes all stake queries may expand together (a few seconds of search at most), one player's extreme (the
-#: states of today), and one question under a condition.
+#: states of today), and one question under every condition at once.
 STAKES_BUDGET: Final = 400_000
 STAKES_EXTREME_BUDGET: Final = 25_000
-STAKES_QUERY_BUDGET: Final = 4_000
+STAKES_QUERY_BUDGET: Final = 15_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,13 +114,14 @@ def _line_name(places: int) -> str:
 class _States:
     """Line states of players over a solver, within one shared node budget.
 
-    Each state is two or three threshold questions (:meth:`Solver.reach`):
-    a place line asks whether the player can still finish inside and
-    whether outside; the play-off line whether they can be caught (lead of
-    the others at least 0), passed (at least 1) and whether they can still
-    catch up (lead at most 0).  A question the known scenarios already
-    answer costs nothing; one the budget cannot settle leaves the state
-    ``unknown`` unless the other question proves it.
+    Each state is two or three threshold questions: a place line asks
+    whether the player can still finish inside and whether outside; the
+    play-off line whether they can be caught (lead of the others at least
+    0), passed (at least 1) and whether they can still catch up (lead at
+    most 0).  Each question is answered under every condition at once
+    (:meth:`Solver.cover`: what the known scenarios settle costs nothing, one
+    search the rest); one the budget cannot settle leaves the state
+    ``unknown`` unless another question proves it.
     """
 
     def __init__(self, solver: Solver, lines: tuple[tuple[int, str], ...], playoff: bool, budget: int) -> None:
@@ -128,11 +129,7 @@ class _States:
         self.lines = lines
         self.playoff = playoff
         self.left = budget
-
-    def _can(self, i: int, objective: Objective, target: int, fixed: dict[int, int]) -> bool | None:
-        r = self.solver.reach(i, objective, target, fixed, budget=max(0, min(STAKES_QUERY_BUDGET, self.left)))
-        self.left -= self.solver.nodes
-        return r.possible
+        self._answers: dict[tuple[int, Objective, int], list[bool | None]] = {}
 
     def extremes(self, i: int, budget: int) -> None:
         """Search ``i``'s unconditional extremes the lines read (each within ``budget`` nodes): every condition's
@@ -144,28 +141,37 @@ class _States:
             self.solver.solve(i, objective, budget=max(0, min(budget, self.left)))
             self.left -= self.solver.nodes
 
-    def of(self, i: int, fixed: dict[int, int]) -> tuple[tuple[LineState, ...], bool]:
-        """``i``'s state on every line with ``fixed`` outcomes, and whether all are exact."""
+    def _can(self, i: int, objective: Objective, target: int, condition: int) -> bool | None:
+        key = (i, objective, target)
+        answers = self._answers.get(key)
+        if answers is None:
+            answers = self.solver.cover(i, objective, target, budget=max(0, min(STAKES_QUERY_BUDGET, self.left)))
+            self.left -= self.solver.nodes
+            self._answers[key] = answers
+        return answers[condition]
+
+    def of(self, i: int, condition: int) -> tuple[tuple[LineState, ...], bool]:
+        """``i``'s state on every line under ``condition`` (a condition index; 0: today), and whether all are exact."""
         states: list[LineState] = []
         exact = True
         for places, _ in self.lines:
             if self.playoff and places == 1:
-                caught = self._can(i, "lead_max", 0, fixed)  # someone else at least level on points
+                caught = self._can(i, "lead_max", 0, condition)  # someone else at least level on points
                 if caught is False:
                     state: LineState = "clinched"
-                elif caught and self._can(i, "lead_max", 1, fixed) is False:
+                elif caught and self._can(i, "lead_max", 1, condition) is False:
                     state = "playoff"
                 else:
-                    behind = self._can(i, "lead_min", 0, fixed)  # can they still be level or ahead
+                    behind = self._can(i, "lead_min", 0, condition)  # can they still be level or ahead
                     if behind is False:
                         state = "eliminated"
-                    elif caught is None or behind is None or self._can(i, "lead_max", 1, fixed) is None:
+                    elif caught is None or behind is None or self._can(i, "lead_max", 1, condition) is None:
                         state = "unknown"
                     else:
                         state = "open"
             else:
-                inside = self._can(i, "rank_best", places, fixed)
-                outside = self._can(i, "rank_worst", places + 1, fixed)
+                inside = self._can(i, "rank_best", places, condition)
+                outside = self._can(i, "rank_worst", places + 1, condition)
                 if outside is False:
                     state = "clinched"
                 elif inside is False:
@@ -179,27 +185,29 @@ class _States:
         return tuple(states), exact
 
 
-def stakes(t: Tournament, *, budget: int = STAKES_BUDGET) -> Stakes:
+def stakes(t: Tournament, *, budget: int = STAKES_BUDGET, solver: Solver | None = None) -> Stakes:
     """What each outcome of each undecided game of ``t`` changes on each line, for every player.
 
     Exact within ``budget`` solver nodes in all; beyond, the states and
     stakes reported are proven and flagged not exact (see the module
     docstring).  Reads ``t`` and changes nothing; raises nothing for a
-    valid tournament.  Pure and deterministic: the same tournament always
-    gives the same stakes.
+    valid tournament.  Pure and deterministic: the same tournament (and the
+    same ``solver`` history) always gives the same stakes.  ``solver``, a
+    :class:`Solver` of ``t``'s model, shares the search with the projection
+    (:func:`~tracker.core.projection.analysis.analyse`); by default a fresh one.
     """
-    m = model_of(t)
+    m = solver.m if solver is not None else model_of(t)
     n = m.n
     lines = lines_of(t)
     playoff = t.opened.playoff
-    solver = Solver(m)
+    solver = solver if solver is not None else Solver(m)
     search = _States(solver, lines, playoff, budget)
     by_start = sorted(range(n), key=lambda i: t.start_nos[i])
     today: dict[int, tuple[LineState, ...]] = {}
     exact = True
     for i in by_start:
         search.extremes(i, STAKES_EXTREME_BUDGET)
-        today[i], ok = search.of(i, {})
+        today[i], ok = search.of(i, 0)
         exact = exact and ok
     names = [p.name for p in t.opened.players]
     players = tuple(PlayerLines(t.start_nos[i], names[i], today[i]) for i in by_start)
@@ -211,7 +219,7 @@ def stakes(t: Tournament, *, budget: int = STAKES_BUDGET) -> Stakes:
         for o, option in enumerate(g.options):
             found = []
             for i in moving:
-                after, ok = search.of(i, {index: o})
+                after, ok = search.of(i, solver.known.condition(index, o))
                 game_exact = game_exact and ok
                 for (places, name), was, now in zip(lines, today[i], after, strict=True):
                     if now != was and "unknown" not in (was, now):
