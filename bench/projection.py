@@ -1,20 +1,25 @@
-"""Workload 7: the arbiter projection before the last round of a 16-player round robin.
+"""Workload 7: the arbiter projection and the spectators' stakes in the last rounds of a round robin.
 
 A 16-player single round robin (Berger pairings, seeded random results)
 with every round but the last recorded (8 games left), then the last two
-(16 games, 3¹⁶ ≈ 43 million outcomes: the branch-and-bound solver proves
-every player's rank and KS extremes, each with a scenario; target ≤ 2 s),
-then three (24 games: reported).  Timed ``repeats`` times on the same
-state; the median and the spread are reported, with whether every player
-extreme is exact and how many games' per-outcome effects are.
+(16 games), timed as ``project`` alone (``repeats`` times: the median and the
+spread), with whether every player extreme is exact and how many games'
+per-outcome effects are.
+
+Then the issue's cases, three rounds before the end: 16 players (24 games
+open, 3²⁴ outcomes) and 20 players (30 games): the projection *and* the
+stakes of every pending game from one search
+(:func:`tracker.core.projection.analysis.analyse`), whether each is exact,
+and the next seq — one more result recorded — with the first answer's
+memory reused.  Targets (issue 32): exact in ≤ 1 s (16 players) and ≤ 3 s
+(20 players), every extreme with its scenario, the stakes in the same time.
 
 Then what live projections cost everyone else: a real ``tracker up``, a
-20-player round robin with all but the last round recorded (10 games left:
-an exact projection of about two seconds), and an arbiter submitting a
-correction every quarter second.  Subscribed *with* the token, every
-submit schedules a projection for that arbiter (the gateway runs it in a
-worker process); subscribed without, none runs.  The two modes alternate in
-one run; the figure is the submit→ack latency.
+20-player round robin with all but the last round recorded (10 games left),
+and an arbiter submitting a correction every quarter second.  Subscribed
+*with* the token, every submit schedules a projection for that arbiter (the
+gateway runs it in a worker process); subscribed without, none runs.  The
+two modes alternate in one run; the figure is the submit→ack latency.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import ResultCorrected, encode_event
 from tracker.core.projection import project
+from tracker.core.projection.analysis import analyse
 
 PLAYERS = 16
 LIVE_PLAYERS = 20
@@ -42,14 +48,80 @@ SUBMITS = 16
 PROJECTION_WAIT = 90.0
 
 
-def state_before(rounds_left: int, seed: int = 21) -> Tournament:
-    opened, results = tournament("projection-rr16", PLAYERS, seed)
+def state_before(rounds_left: int, seed: int = 21, players: int = PLAYERS) -> Tournament:
+    return states_before(rounds_left, seed, players)[0]
+
+
+def states_before(rounds_left: int, seed: int = 21, players: int = PLAYERS) -> tuple[Tournament, Tournament]:
+    """The state with ``rounds_left`` rounds to play, and the same with the first of those games recorded."""
+    opened, results = tournament(f"projection-rr{players}", players, seed)
     last = max(e.round for e in results)
-    t, _ = step(None, opened)
-    for event in results:
-        if event.round <= last - rounds_left:
+    recorded = [e for e in results if e.round <= last - rounds_left]
+    states = []
+    for events in (recorded, [*recorded, next(e for e in results if e.round == last - rounds_left + 1)]):
+        t, _ = step(None, opened)  # step changes the state in place: one fold per state
+        for event in events:
             t, _ = step(t, event)
-    return t
+        states.append(t)
+    return states[0], states[1]
+
+
+def time_analysis(players: int, repeats: int) -> dict[str, object]:
+    """Seconds of one search for the projection and the stakes, fresh and with the previous seq's memory."""
+    t, after = states_before(3, players=players)
+    fresh: list[float] = []
+    reused: list[float] = []
+    first = second = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        first = analyse(t)
+        fresh.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        second = analyse(after, previous=first.memory)
+        reused.append(time.perf_counter() - t0)
+    assert first is not None and second is not None and second.reused
+    return {
+        "games": len(t.pending_pairs()),
+        "fresh_s": fresh,
+        "reused_s": reused,
+        "extremes_exact": all(r.exact for p in first.projection.players for r in p.reached.values()),
+        "projection_exact": first.projection.exact,
+        "stakes_exact": first.stakes.exact,
+        "stakes_games": len(first.stakes.games),
+        "next_exact": second.projection.exact and second.stakes.exact,
+    }
+
+
+def analysis_rows(result: Result, sizes: Sizes) -> dict[str, object]:
+    raw: dict[str, object] = {}
+    for players, target in ((16, 1.0), (20, 3.0)):
+        found = time_analysis(players, max(1, sizes.projection_repeats // 2))
+        raw[f"analysis_{players}"] = found
+        fresh, reused = found["fresh_s"], found["reused_s"]
+        assert isinstance(fresh, list) and isinstance(reused, list)
+        exact = bool(found["projection_exact"] and found["stakes_exact"])
+        kind = (
+            f"extremes {'exact' if found['projection_exact'] else 'partly bounds'}, each with its scenario; "
+            f"stakes of {found['stakes_games']} games {'exact' if found['stakes_exact'] else 'partly unknown'}"
+        )
+        say(f"  projection+stakes: {players} players, {found['games']} games: median {median(fresh):.2f} s ({kind})")
+        result.rows.append(
+            Row(
+                workload=f"projection + stakes, {players} players, 3 rounds left (one search)",
+                size=f"{found['games']} games left (3^{found['games']} outcomes; {kind})",
+                measured=(
+                    f"median {median(fresh):.2f} s (min {min(fresh):.2f}, max {max(fresh):.2f}, {len(fresh)} runs)"
+                ),
+                baseline=(
+                    f"next seq, one result later, previous answer reused: median {median(reused):.2f} s "
+                    f"({'exact' if found['next_exact'] else 'not all exact'})"
+                ),
+                ratio=f"{median(fresh) / median(reused):.1f}× with reuse",
+                target=f"exact in ≤ {target:g} s",
+                met=exact and max(fresh) <= target,
+            )
+        )
+    return raw
 
 
 def time_projection(t: Tournament, repeats: int) -> tuple[list[float], bool, int, str]:
@@ -153,12 +225,12 @@ def live_cost(result: Result) -> dict[str, list[float]]:
 
 
 def run(sizes: Sizes) -> Result:
-    result = Result("projection", "7. projection: last round of a 16-player round robin")
+    result = Result("projection", "7. projection and stakes: the last rounds of a round robin")
     with timed(result):
-        raw = {}
-        for rounds_left in (1, 2, 3):
+        raw: dict[str, object] = {}
+        for rounds_left in (1, 2):
             t = state_before(rounds_left)
-            spent, exact, games, per_game = time_projection(t, sizes.projection_repeats if rounds_left < 3 else 1)
+            spent, exact, games, per_game = time_projection(t, sizes.projection_repeats)
             kind = "every extreme exact" if exact else "some extremes are bounds"
             say(f"  projection: {games} games left: median {median(spent):.0f} ms ({kind}; {per_game})")
             raw[rounds_left] = {"ms": spent, "exact": exact, "games": games, "per_game": per_game}
@@ -177,11 +249,13 @@ def run(sizes: Sizes) -> Result:
                     met=(exact and max(spent) <= 2000) if target else None,
                 )
             )
+        raw.update(analysis_rows(result, sizes))
         raw["live"] = live_cost(result)
         result.raw = raw
         result.notes.append(
             "`tracker.core.projection.project` on the live state of a 16-player round robin, all rounds but the "
-            "last (or the last two) recorded. The gateway runs it in a worker process "
-            "(`tracker/gateway/projector.py`), debounced, for arbiters only."
+            "last (or the last two) recorded; then `tracker.core.projection.analysis.analyse` (the projection and "
+            "the stakes of every pending game from one search) three rounds before the end, fresh and for the next "
+            "seq with the previous answer's memory. The gateway runs them in worker processes, debounced."
         )
     return result

@@ -16,8 +16,9 @@ target is reached, and a subtree only while it can still answer something:
 * a subtree whose bounds meet at the target or better reaches it with every
   completion: every condition it holds is answered yes;
 * a subtree holding no condition still open is pruned;
-* at every node the flow's guide is completed and ranked: a scenario that
-  reaches the target answers yes for each outcome it contains.
+* where the search leaves the flow's guide (and at its root) the node's own
+  guide is completed and ranked: a scenario that reaches the target answers
+  yes for each outcome it contains.
 
 When the search ends, a condition never answered yes is proven out of reach
 (each of its scenarios lay in a subtree pruned by its bound).  The player's
@@ -116,7 +117,7 @@ class _Cover:
         for g, o in enumerate(scenario):
             self.answers[self.offsets[g] + o] = True
 
-    def visit(self) -> None:
+    def visit(self, fresh: bool = True) -> None:
         n, i, objective = self.node, self.i, self.objective
         weight = [0] * n.n
         side: dict[int, int] = {}
@@ -136,11 +137,12 @@ class _Cover:
             if tight > self.goal:
                 return
             if guide is not None:
-                leaf = n.complete(guide.outcomes())
-                if self.sign * leaf.value(objective, i) <= self.goal:
-                    self._reached(leaf.scenario)
-                    if not self._open():
-                        return
+                if fresh:  # a scenario from the guide where the search turned off its last guide's way
+                    leaf = n.complete(guide.outcomes())
+                    if self.sign * leaf.value(objective, i) <= self.goal:
+                        self._reached(leaf.scenario)
+                        if not self._open():
+                            return
                 prefer = guide.pick(g)
         offsets = self.offsets
         outcomes = sorted(
@@ -149,7 +151,7 @@ class _Cover:
         for o in outcomes:
             n.apply(g, o)
             try:
-                self.visit()
+                self.visit(o != prefer)
             finally:
                 n.undo(g)
 
