@@ -154,12 +154,17 @@ class SharedDeflateFactory(ServerPerMessageDeflateFactory):
 
 
 @dataclass(slots=True)
-class _Run:
-    """A stream's compressor since it last started afresh, the position after its last frame, the debt so far."""
+class Run:
+    """A stream's compressor since it last started afresh, the position after its last frame, the debt so far.
+
+    ``debt`` counts the frames written compressed alone to followers off the stream since it started
+    afresh; ``frame`` is the last frame :meth:`Stream.advance` built.
+    """
 
     encoder: PerMessageDeflate
     position: object
-    debt: int = 0  # frames written compressed alone, to followers off the stream, since it started afresh
+    debt: int = 0
+    frame: bytes = b""
 
 
 class Stream:
@@ -182,7 +187,7 @@ class Stream:
     __slots__ = ("_runs",)
 
     def __init__(self) -> None:
-        self._runs: dict[Parameters, _Run] = {}
+        self._runs: dict[Parameters, Run] = {}
 
     def frames(
         self, message: bytes, compression: Parameters, followers: list[ServerConnection]
@@ -195,15 +200,13 @@ class Stream:
         gets its first frame.  Built by websockets' own encoder, which keeps
         its compressor between frames.
         """
-        bits, settings = compression
         run = self._runs.get(compression)
         on: list[ServerConnection] = []
         off: list[ServerConnection] = []
         for conn in followers:
             (on if run is not None and _deflate(conn).position is run.position else off).append(conn)
         if run is None or run.debt + len(off) >= len(on):
-            # remote_no_context_takeover: no decoder is made; local context takeover: one compressor for every frame
-            run = self._runs[compression] = _Run(PerMessageDeflate(True, False, 15, bits, dict(settings)), None)
+            run = self._runs[compression] = _fresh(compression)
             on, off = followers, []
         run.debt += len(off)
         run.position = object()
@@ -213,6 +216,40 @@ class Stream:
         if off:
             out.append((frame(message, compression), None, off))
         return out
+
+    def position(self, compression: Parameters) -> object | None:
+        """Where a follower's window must end to be written the stream's next frame (``None``: no stream yet)."""
+        run = self._runs.get(compression)
+        return None if run is None else run.position
+
+    def advance(self, message: bytes, compression: Parameters, on: int, off: int) -> tuple[Run, object | None]:
+        """Build the stream's next frame carrying ``message`` for ``compression``: ``(run, prior)``.
+
+        ``on`` followers are at :meth:`position`, ``off`` followers are not (they would be written the
+        message compressed alone): the same rent-or-buy rule as :meth:`frames`.  The frame is
+        ``run.frame``, the position after it ``run.position``.  ``prior`` is the position a follower's
+        window must end at to be written it; ``None`` when the stream started afresh (the frame refers
+        to nothing before it: every follower may be written it).  For a feed that writes its followers
+        a slice at a time (:mod:`tracker.gateway.fanout`).
+        """
+        run = self._runs.get(compression)
+        prior: object | None
+        if run is None or run.debt + off >= on:
+            run = self._runs[compression] = _fresh(compression)
+            prior = None
+        else:
+            prior = run.position
+            run.debt += off
+        run.position = object()
+        run.frame = Frame(Opcode.TEXT, message).serialize(mask=False, extensions=[run.encoder])
+        return run, prior
+
+
+def _fresh(compression: Parameters) -> Run:
+    """A stream's run started afresh: a new compressor with context takeover, no frame yet."""
+    bits, settings = compression
+    # remote_no_context_takeover: no decoder is made; local context takeover: one compressor for every frame
+    return Run(PerMessageDeflate(True, False, 15, bits, dict(settings)), None)
 
 
 _SHAREABLE = (PerMessageDeflate, SharedDeflate)

@@ -11,7 +11,11 @@ only the fields that changed, and the digest of the full standings), then
 writes the full message to every full subscriber and the delta to every
 delta subscriber, without waiting for any of them, each message compressed
 once per set of deflate parameters, not once per subscriber, on its feed's
-own deflate stream with context takeover (:mod:`tracker.gateway.frames`);
+own deflate stream with context takeover (:mod:`tracker.gateway.frames`).
+Each feed (full updates, deltas) walks its subscribers a slice per turn of
+the event loop, and a subscriber still waiting for one update when the next
+comes, or still being written, gets a snapshot and the newest instead of
+both (:mod:`tracker.gateway.fanout`: the seq contract is there);
 a finished tournament is compacted after ``compact_after`` seconds; a subscriber
 whose unsent data exceeds ``max_buffer`` bytes is dropped with close code
 1008 instead, so a stalled client never delays the others and never grows
@@ -50,7 +54,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from tracker.gateway.delay import SIDE_BUDGET, Cursor, Delays
-from tracker.gateway.frames import Stream, broadcast
+from tracker.gateway.fanout import SLICE, Feed
+from tracker.gateway.frames import broadcast
 from tracker.gateway.history import History
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import (
@@ -85,9 +90,12 @@ class Channel:
     subscribers (an overlay set up before the event) get an empty snapshot
     with seq 0 and then every update from seq 1 on.  ``resuming`` holds, per
     subscriber still being sent what it missed, the updates published since.
-    ``subscribers`` get full updates, ``delta_subscribers`` deltas (a
+    ``subscribers`` get full updates, ``delta_subscribers`` deltas (each a
+    :class:`~tracker.gateway.fanout.Feed` while someone follows it; a
     resuming one says which in its :class:`Backlog`, a delayed one in its
-    cursor, :class:`~tracker.gateway.delay.Cursor`).  ``published_at`` is
+    cursor, :class:`~tracker.gateway.delay.Cursor`).  ``previous`` is the
+    standings at the seq before the newest, while the newest update follows
+    them (a merge starts from their snapshot).  ``published_at`` is
     when the newest standings were published or installed (Unix s).  A compacted channel (a finished tournament, see
     :meth:`Hub.compact`) keeps its standings only as the snapshot, encoded and
     zlib-compressed: ``payload`` and :meth:`snapshot` decode it when asked.
@@ -96,8 +104,6 @@ class Channel:
     tournament: str
     _payload: StandingsPayload | None
     history: History
-    subscribers: set[ServerConnection] = field(default_factory=set)
-    delta_subscribers: set[ServerConnection] = field(default_factory=set)
     resuming: dict[ServerConnection, Backlog] = field(default_factory=dict)
     delays: Delays | None = None
     digester: Digester | None = None
@@ -106,7 +112,10 @@ class Channel:
     _snapshot: bytes | None = None
     _seq: int = 0
     _listed: tuple[str, int, int] = ("", 0, 0)  # (name, rounds, games played): what a listing shows, kept compacted
-    _streams: dict[bool, Stream] | None = None  # delta? → that feed's deflate stream, while it has subscribers
+    previous: StandingsPayload | None = None
+    _previous_snapshot: bytes | None = None
+    _full: Feed | None = None
+    _deltas: Feed | None = None
 
     @property
     def payload(self) -> StandingsPayload | None:
@@ -114,7 +123,9 @@ class Channel:
             return _packed.decode(self.snapshot())
         return self._payload
 
-    def set_payload(self, payload: StandingsPayload) -> None:
+    def set_payload(self, payload: StandingsPayload, previous: StandingsPayload | None = None) -> None:
+        self.previous = previous
+        self._previous_snapshot = None
         self._payload = payload
         self.published_at = time.time()
         self._seq = payload["seq"]
@@ -141,35 +152,57 @@ class Channel:
         """Keep only the snapshot (compressed) and the newest deltas within ``finished_bytes``."""
         self._snapshot = zlib.compress(self.snapshot(), 9)
         self._payload = None
+        self.previous = self._previous_snapshot = None
         self.compacted = True
         self.digester = None
         self.history.keep_last(finished_bytes)
 
+    @property
+    def subscribers(self) -> Feed | frozenset[ServerConnection]:
+        """The full updates' followers (an empty set while nobody follows them)."""
+        return self._full if self._full is not None else _NOBODY
+
+    @property
+    def delta_subscribers(self) -> Feed | frozenset[ServerConnection]:
+        """The deltas' followers (an empty set while nobody follows them)."""
+        return self._deltas if self._deltas is not None else _NOBODY
+
+    def feeds(self) -> list[Feed]:
+        return [feed for feed in (self._full, self._deltas) if feed is not None]
+
     def live(self, conn: ServerConnection) -> bool:
         return conn in self.subscribers or conn in self.delta_subscribers
 
-    def stream(self, delta: bool) -> Stream:
-        """The deflate stream of the full updates, or of the deltas (see :mod:`tracker.gateway.frames`)."""
-        if self._streams is None:
-            self._streams = {}
-        stream = self._streams.get(delta)
-        if stream is None:
-            stream = self._streams[delta] = Stream()
-        return stream
+    def leave(self, conn: ServerConnection) -> None:
+        """``conn`` follows neither feed any more."""
+        for feed in self.feeds():
+            feed.discard(conn)
 
-    def release_streams(self) -> None:
-        """Let go of the compressors of the feeds nobody follows any more."""
-        if self._streams is not None:
-            for delta, members in ((False, self.subscribers), (True, self.delta_subscribers)):
-                if not members:
-                    self._streams.pop(delta, None)
-            if not self._streams:
-                self._streams = None
+    def base(self) -> tuple[bytes, bool]:
+        """What a merge starts from: the snapshot of ``previous`` (``True``), or of the newest when the
+        standings before it are not known (``False``)."""
+        if self.previous is None:
+            return self.snapshot(), False
+        if self._previous_snapshot is None:
+            self._previous_snapshot = snapshot_message(self.previous)
+        return self._previous_snapshot, True
+
+    def release_feeds(self) -> None:
+        """Let go of the feeds nobody follows any more (their compressors with them)."""
+        if self._full is not None and not self._full:
+            self._full.close()
+            self._full = None
+        if self._deltas is not None and not self._deltas:
+            self._deltas.close()
+            self._deltas = None
 
     def listed(self) -> dict[str, Any]:
         """What ``/api/tournaments`` shows of it, without decoding a compacted snapshot."""
         name, rounds, games_played = self._listed
         return {"id": self.tournament, "name": name, "rounds": rounds, "games_played": games_played, "seq": self._seq}
+
+
+_NOBODY: Final[frozenset[ServerConnection]] = frozenset()
 
 
 def empty_payload(tournament: str) -> StandingsPayload:
@@ -244,6 +277,7 @@ class Hub:
         max_resume: int = 1 << 20,
         compact_after: float = 600.0,
         finished_bytes: int = 2048,
+        fanout_slice: int = SLICE,
     ) -> None:
         self.metrics = metrics
         self.history = history
@@ -252,6 +286,7 @@ class Hub:
         self.max_resume = max_resume
         self.compact_after = compact_after
         self.finished_bytes = finished_bytes
+        self.fanout_slice = fanout_slice
         self.channels: dict[str, Channel] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._finished: deque[tuple[float, str, int]] = deque()  # (due, tournament, seq), due increasing
@@ -314,7 +349,8 @@ class Hub:
         else:
             digest = channel.digester.digest(payload, {row["start_no"]: row for row in rows})
         delta = delta_message(payload, message, top, rows, order, digest)
-        channel.set_payload(payload)
+        feeds = channel.feeds()
+        channel.set_payload(payload, previous if contiguous and channel.opened and feeds else None)
         if contiguous:
             channel.history.append(payload["seq"], delta)
         else:  # a gap in what this hub was given: the deltas kept no longer chain; resumes from before get a snapshot
@@ -328,13 +364,8 @@ class Hub:
                 self._drop(conn)
         if channel.delays is not None:
             channel.delays.published()
-        if channel.subscribers or channel.delta_subscribers:
-            started = time.perf_counter()
-            if channel.subscribers:
-                self._send(channel.subscribers, message, channel.stream(delta=False))
-            if channel.delta_subscribers:
-                self._send(channel.delta_subscribers, delta, channel.stream(delta=True))
-            self.metrics.fanout_latency.observe(time.perf_counter() - started)
+        for feed in feeds:
+            feed.publish(payload["seq"], delta if feed is channel._deltas else message)
         return True
 
     def seq(self, tournament: str) -> int:
@@ -414,8 +445,7 @@ class Hub:
         """
         channel = self._channel(tournament)
         if channel.live(conn) or conn in channel.resuming or self._delayed(channel, conn):
-            channel.subscribers.discard(conn)  # a re-subscribe starts over from its own since
-            channel.delta_subscribers.discard(conn)
+            channel.leave(conn)  # a re-subscribe starts over from its own since
             channel.resuming.pop(conn, None)
             self._stop_line(channel, conn)
         if delay > 0:
@@ -433,9 +463,8 @@ class Hub:
                 first = channel.history.full_after(since, self.max_resume)
         if first is None:
             first = [channel.snapshot()]
-        live = channel.delta_subscribers if delta else channel.subscribers
         if not first:
-            live.add(conn)
+            self._feed(channel, delta).add(conn)
             return
         queued = channel.resuming[conn] = Backlog(delta)
         try:
@@ -451,16 +480,15 @@ class Hub:
             self._forget_if_unopened(channel)
             raise
         del channel.resuming[conn]
-        live.add(conn)  # in the same step as the queue ran dry: nothing falls in between
+        self._feed(channel, delta).add(conn)  # in the same step as the queue ran dry: nothing falls in between
 
     def unsubscribe(self, conn: ServerConnection, tournament: str | None = None) -> None:
         channels = list(self.channels.values()) if tournament is None else [self.channels.get(tournament)]
         for channel in channels:
             if channel is not None:
-                channel.subscribers.discard(conn)
-                channel.delta_subscribers.discard(conn)
+                channel.leave(conn)
                 channel.resuming.pop(conn, None)
-                channel.release_streams()
+                channel.release_feeds()
                 self._stop_line(channel, conn)
                 self._forget_if_unopened(channel)
 
@@ -484,6 +512,8 @@ class Hub:
             if queued is not None:
                 queued.append(message)
             elif channel.live(conn):
+                for feed in channel.feeds():
+                    feed.bring_up(conn)  # its update first, then what is about it
                 ready.append(conn)
         if ready:
             self._send(ready, message)
@@ -534,7 +564,25 @@ class Hub:
         """The tournaments that are open, with their latest standings (a compacted one's decoded when read)."""
         return OpenChannels(self.channels)
 
-    def _send(self, conns: Iterable[ServerConnection], message: bytes, stream: Stream | None = None) -> None:
+    def _feed(self, channel: Channel, delta: bool) -> Feed:
+        """The channel's feed of deltas (or of full updates), made when its first follower joins."""
+        feed = channel._deltas if delta else channel._full
+        if feed is None:
+            feed = Feed(
+                self.metrics,
+                seq=channel.seq,
+                base=channel.base,
+                drop=self._drop,
+                max_buffer=self.max_buffer,
+                slice=self.fanout_slice,
+            )
+            if delta:
+                channel._deltas = feed
+            else:
+                channel._full = feed
+        return feed
+
+    def _send(self, conns: Iterable[ServerConnection], message: bytes) -> None:
         ready = []
         for conn in list(conns):  # _drop removes from the set
             transport = conn.transport
@@ -544,7 +592,7 @@ class Hub:
                 self._drop(conn)
             else:
                 ready.append(conn)
-        broadcast(ready, message, stream)
+        broadcast(ready, message)
 
     def _drop(self, conn: ServerConnection) -> None:
         self.unsubscribe(conn)
@@ -569,6 +617,9 @@ class Hub:
         if self._compactor is not None:
             self._compactor.cancel()
             self._compactor = None
+        for channel in self.channels.values():
+            for feed in channel.feeds():
+                feed.close()
         pumps = [c.delays.task for c in self.channels.values() if c.delays is not None and c.delays.task is not None]
         for task in pumps:
             task.cancel()

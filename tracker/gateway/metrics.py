@@ -70,6 +70,10 @@ COUNTERS: Final[dict[str, Family]] = {
     "tracker_clients_dropped_total": Family(
         "tracker_clients_dropped", "Subscribers dropped for not reading their updates (close 1008)."
     ),
+    "tracker_updates_merged_total": Family(
+        "tracker_updates_merged",
+        "Subscribers written a snapshot and the newest update instead of the updates they were behind (a burst).",
+    ),
     "tracker_subscribes_throttled_total": Family(
         "tracker_subscribes_throttled", "Subscribes refused because a connection re-subscribed too fast."
     ),
