@@ -34,6 +34,7 @@ WORKLOADS = (
     ("projection", "bench.projection", "7. projection: last round of a 16-player round robin"),
     ("trf", "bench.trf_read", "8. reading and ranking a big round-robin TRF file"),
     ("wire", "bench.wire", "9. bytes per update on the wire: full update vs field delta"),
+    ("boards", "bench.boards", "10. live boards: results' acks with and without ten moving boards"),
 )
 
 

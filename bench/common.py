@@ -61,6 +61,9 @@ class Sizes:
     many_wave: int  # a season: tournaments live at a time (many_tournaments in all)
     # 7. projection repetitions
     projection_repeats: int
+    # 10. live boards: seconds per phase (with and without boards), alternated rounds
+    boards_seconds: float = 60.0
+    boards_rounds: int = 1
 
 
 QUICK = Sizes(
@@ -83,6 +86,8 @@ QUICK = Sizes(
     many_traced=100,
     many_wave=100,
     projection_repeats=2,
+    boards_seconds=10.0,
+    boards_rounds=1,
 )
 
 DEFAULT = Sizes(
@@ -105,6 +110,8 @@ DEFAULT = Sizes(
     many_traced=500,
     many_wave=1_000,
     projection_repeats=5,
+    boards_seconds=45.0,
+    boards_rounds=1,
 )
 
 FULL = Sizes(
@@ -127,6 +134,8 @@ FULL = Sizes(
     many_traced=10_000,
     many_wave=1_000,
     projection_repeats=20,
+    boards_seconds=600.0,
+    boards_rounds=1,
 )
 
 SIZES = {s.mode: s for s in (QUICK, DEFAULT, FULL)}

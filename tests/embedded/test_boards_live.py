@@ -68,8 +68,8 @@ async def test_boards_and_live_reach_who_asks_and_a_result_ends_its_board(tracke
         assert [(b["white"], b["black"], b["board"], b["eval_text"], b["likely"]) for b in boards["boards"]] == [
             (w1, b1, 1, "+3.5", "1-0")
         ]
-        live, _ = await recv_until(watcher, lambda m: m["type"] == "live")
-        assert live["estimate"] is True and live["seq"] == seq
+        live, _ = await recv_until(watcher, lambda m: m["type"] == "live" and m["chances"] is not None, timeout=20)
+        assert live["estimate"] is True and live["seq"] == seq and live["chances_seq"] == seq
         assert live["results"] == [{"round": 9, "white": w1, "black": b1, "result": "1-0"}]
         assert live["chances"]["estimate"] is True and "boards" in live["chances"]["model"]
         assert {m["start_no"] for m in live["moves"]} >= {w1}  # the winner moves up as it stands

@@ -7,21 +7,26 @@ How this works
 The backend keeps each tournament's boards (:class:`~tracker.core.boards.BoardSet`:
 the embedded processor, or the Kafka feed's copy of what the worker
 accepted) and tells the gateway when they change
-(:meth:`LiveBoards.changed`).  Then:
+(:meth:`LiveBoards.changed`).  Then, at most once per ``interval`` seconds
+per tournament:
 
-* a ``boards`` message (every game in progress) goes out at most once per
-  ``interval`` seconds, built on the event loop (it is small);
+* a ``boards`` message (every game in progress);
 * when a board's win/draw/loss or most likely result changed, or an
-  official update came, a ``live`` job is queued on the shared worker pool
-  (:mod:`tracker.gateway.jobs`, spaced at least ``interval`` apart): in a
-  worker process it plays the games in progress to their likely results,
-  ranks, simulates the live chances and words the stakes of each board
-  (:mod:`tracker.core.live`), and encodes the ``live`` message.
+  official update came, a ``live`` message: the games in progress played to
+  their likely results and ranked (:func:`tracker.core.live.as_it_stands`,
+  on the event loop: a scenario copy and a few results, milliseconds even
+  for big fields), so its rows always stand against the official standings
+  the subscriber has, with the stakes sentences of the boards, and the
+  newest live chances (``chances_seq`` says after which official seq they
+  were simulated).
 
-Both kinds carry the official ``seq`` they are against and a ``live_seq``
-that counts them per tournament; a subscriber who joins gets the newest of
-each at once.  They reach subscribers through the hub's ``deliver``, so a
-spoiler delay holds them back like everything else.
+The live chances (10,000 simulated completions) are a ``live`` job on the
+shared worker pool (:mod:`tracker.gateway.jobs`, spaced ``interval`` apart
+too); when one finishes, a ``live`` message with them follows.  Both kinds
+carry the official ``seq`` they are against and a ``live_seq`` that counts
+them per tournament; a subscriber who joins gets the newest of each at
+once.  They reach subscribers through the hub's ``deliver``, so a spoiler
+delay holds them back like everything else.
 """
 
 from __future__ import annotations
@@ -35,19 +40,19 @@ from websockets.asyncio.server import ServerConnection
 from tracker.core.boards import BoardSet, Change
 from tracker.core.crosstable import Tournament
 from tracker.core.live import as_it_stands, board_stakes, live_chances
+from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import Stakes
-from tracker.core.standings import standings
+from tracker.core.standings import Standings, standings
 from tracker.gateway.jobs import SPECTATORS, Pool, Runner
-from tracker.protocol import boards_message, live_message, standings_payload
+from tracker.protocol import StandingsPayload, boards_message, live_message, standings_payload
 
 
 @dataclass(frozen=True, slots=True)
 class LiveInput:
-    """What a live job computes from: the official state, its boards, the newest stakes (or none)."""
+    """What a live-chances job computes from: the official state and its boards (``version``: when they were)."""
 
     state: Tournament
     boards: BoardSet
-    stakes: Stakes | None
     version: int
 
     @property
@@ -59,14 +64,9 @@ class LiveInput:
         return self.state.seq
 
 
-def live_job(work: LiveInput) -> bytes:
-    """Runs in the worker process: the encoded ``live`` message (``live_seq`` is the input's version)."""
-    t = work.state
-    official = standings(t)
-    now = as_it_stands(t, work.boards, official)
-    names = {p.start_no: p.name for p in t.opened.players}
-    said = () if work.stakes is None or work.stakes.seq != t.seq else board_stakes(work.stakes, work.boards, names)
-    return live_message(work.version, standings_payload(official), now, live_chances(t, work.boards), said)
+def chances_job(work: LiveInput) -> Chances:
+    """Runs in the worker process: the live chances (each game in progress drawn from its board)."""
+    return live_chances(work.state, work.boards)
 
 
 class LiveBoards:
@@ -91,14 +91,17 @@ class LiveBoards:
         self.interval = interval
         self._versions: dict[str, int] = {}  # live_seq per tournament: both kinds of message count
         self._latest: dict[str, tuple[bytes | None, bytes | None]] = {}  # (boards, live) sent last
+        self._chances: dict[str, Chances] = {}  # the newest live chances per tournament
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sent_at: dict[str, float] = {}
-        self.runner: Runner[LiveInput, bytes] = Runner(
+        self._due: dict[str, bool] = {}  # tournament → a live message is owed (not only boards)
+        self._official: dict[str, tuple[int, Standings, StandingsPayload]] = {}  # per tournament, its seq's standings
+        self.runner: Runner[LiveInput, Chances] = Runner(
             pool,
             "live",
-            live_job,
+            chances_job,
             state=self._input,
-            publish=self._publish,
+            publish=self._chances_done,
             wanted=lambda tournament: bool(subscribers(tournament)),
             delay=interval,
             version=lambda work: work.version,
@@ -115,7 +118,7 @@ class LiveBoards:
         if change == "none" or not self._subscribers(tournament):
             return
         self._bump(tournament)
-        self._boards_soon(tournament)
+        self._soon(tournament, live=change == "assessed")
         if change == "assessed":
             self.runner.updated(tournament)
 
@@ -123,25 +126,26 @@ class LiveBoards:
         """An official update was published: what stands as if the games ended now moves with it."""
         if not self._subscribers(tournament):
             self._latest.pop(tournament, None)
+            self._chances.pop(tournament, None)
+            self._official.pop(tournament, None)
             return
         self._bump(tournament)
-        self._boards_soon(tournament)
+        self._soon(tournament, live=True)
         self.runner.updated(tournament)
 
     def stakes_computed(self, tournament: str) -> None:
         """New stakes exist: the boards' sentences can say what their games decide."""
         if self._subscribers(tournament):
-            self._bump(tournament)
-            self.runner.updated(tournament)
+            self._soon(tournament, live=True)
 
     def joined(self, conn: ServerConnection, tournament: str) -> None:
-        """``conn`` asked for the boards: the newest messages now, a fresh live job if none exists."""
+        """``conn`` asked for the boards: the newest messages now, fresh ones if none exist."""
         boards_data, live_data = self._latest.get(tournament, (None, None))
         for data in (boards_data, live_data):
             if data is not None:
                 self._deliver(tournament, [conn], data)
         if boards_data is None and self._boards(tournament):
-            self._boards_soon(tournament)
+            self._soon(tournament, live=True)
         self.runner.join(tournament)
 
     def _bump(self, tournament: str) -> int:
@@ -152,36 +156,54 @@ class LiveBoards:
         state, boards = self._state(tournament), self._boards(tournament)
         if state is None or boards is None:
             return None
-        return LiveInput(state, boards, self._stakes(tournament), self._versions.get(tournament, 0))
+        return LiveInput(state, boards, self._versions.get(tournament, 0))
 
-    def _boards_soon(self, tournament: str) -> None:
-        """Send the ``boards`` message now, or once ``interval`` has passed since the last one."""
+    def _soon(self, tournament: str, *, live: bool) -> None:
+        """Send the ``boards`` (and, with ``live``, the ``live``) message now, or once ``interval`` has passed."""
+        self._due[tournament] = self._due.get(tournament, False) or live
         if tournament in self._timers:
             return
         loop = asyncio.get_running_loop()
         wait = max(0.0, self._sent_at.get(tournament, -1e9) + self.interval - loop.time())
-        self._timers[tournament] = loop.call_later(wait, self._send_boards, tournament)
+        self._timers[tournament] = loop.call_later(wait, self._send, tournament)
 
-    def _send_boards(self, tournament: str) -> None:
+    def _send(self, tournament: str) -> None:
         self._timers.pop(tournament, None)
+        live = self._due.pop(tournament, False)
         state, boards = self._state(tournament), self._boards(tournament)
         conns = self._subscribers(tournament)
         if state is None or boards is None or not conns:
             return
         self._sent_at[tournament] = asyncio.get_running_loop().time()
-        data = boards_message(tournament, state.seq, self._bump(tournament), boards)
-        self._latest[tournament] = (data, self._latest.get(tournament, (None, None))[1])
-        self._deliver(tournament, conns, data)
+        boards_data = boards_message(tournament, state.seq, self._bump(tournament), boards)
+        live_data = self._live(tournament, state, boards) if live else self._latest.get(tournament, (None, None))[1]
+        self._latest[tournament] = (boards_data, live_data)
+        self._deliver(tournament, conns, boards_data)
+        if live and live_data is not None:
+            self._deliver(tournament, conns, live_data)
 
-    def _publish(self, tournament: str, seq: int, data: bytes) -> None:
-        state = self._state(tournament)
-        if state is not None and state.seq != seq:
-            return  # an official update came meanwhile: the next job says what stands now
-        self._latest[tournament] = (self._latest.get(tournament, (None, None))[0], data)
-        self._deliver(tournament, self._subscribers(tournament), data)
+    def _live(self, tournament: str, state: Tournament, boards: BoardSet) -> bytes:
+        """The ``live`` message as things stand now: rows on the loop, the newest chances the pool made."""
+        cached = self._official.get(tournament)
+        if cached is None or cached[0] != state.seq:  # the official standings, once per seq
+            official = standings(state)
+            cached = self._official[tournament] = (state.seq, official, standings_payload(official))
+        _, official, payload = cached
+        now = as_it_stands(state, boards, official)
+        k = self._stakes(tournament)
+        names = {p.start_no: p.name for p in state.opened.players}
+        said = () if k is None or k.seq != state.seq else board_stakes(k, boards, names)
+        return live_message(self._versions.get(tournament, 0), payload, now, self._chances.get(tournament), said)
+
+    def _chances_done(self, tournament: str, seq: int, chances: Chances) -> None:
+        known = self._chances.get(tournament)
+        if known is not None and known.seq > chances.seq:
+            return  # an older seq finished after a newer one
+        self._chances[tournament] = chances
+        self._soon(tournament, live=True)
 
     def close(self) -> None:
-        """Stop the pending ``boards`` messages (the jobs are the pool's)."""
+        """Stop the pending messages (the jobs are the pool's)."""
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()

@@ -71,8 +71,15 @@ _PR_SET_PDEATHSIG: Final = 1
 # -- the worker process -----------------------------------------------------------------
 
 
+#: How much lower a worker process's CPU priority is than the server's (``nice``): on a machine with as many
+#: cores as busy processes, derived work yields to acks and fan-out instead of taking turns with them.
+NICENESS: Final = 10
+
+
 def _start_worker(memory_limit: int, parent: int) -> None:
-    """Runs first in every worker process: bound its memory, tie its life to ``parent``'s."""
+    """Runs first in every worker process: lower its CPU priority, bound its memory, tie its life to ``parent``'s."""
+    with suppress(OSError):
+        os.nice(NICENESS)
     if memory_limit > 0:
         import resource
 

@@ -83,7 +83,9 @@ class BoardStakeJSON(TypedDict):
 
 class LiveMessage(TypedDict):
     """The tournament "if the games ended now" (``boards: true`` subscribers): an estimate, apart from the
-    official values.  ``rows`` and ``order`` are a delta against the official standings at ``seq``."""
+    official values.  ``rows`` and ``order`` are a delta against the official standings at ``seq``; ``chances``
+    (the newest live chances, ``null`` until the first is simulated) were simulated after official event
+    ``chances_seq``."""
 
     type: Literal["live"]
     tournament: str
@@ -97,6 +99,7 @@ class LiveMessage(TypedDict):
     reached: list[int]
     fell: list[int]
     chances: ChancesJSON | None
+    chances_seq: int | None
     stakes: list[BoardStakeJSON]
 
 
@@ -153,6 +156,7 @@ def live_message(
         "reached": list(now.reached),
         "fell": list(now.fell),
         "chances": None if chances is None else chances_json(chances, LIVE_MODEL.format(runs=chances.runs)),
+        "chances_seq": None if chances is None else chances.seq,
         "stakes": [
             {"round": k.round, "white": k.white, "black": k.black, "board": k.board, "result": k.result, "text": k.text}
             for k in stakes
