@@ -35,6 +35,7 @@ WORKLOADS = (
     ("trf", "bench.trf_read", "8. reading and ranking a big round-robin TRF file"),
     ("wire", "bench.wire", "9. bytes per update on the wire: full update vs field delta"),
     ("boards", "bench.boards", "10. live boards: results' acks with and without ten moving boards"),
+    ("viewers", "bench.viewers", "11. viewers: the arbiter's ack with 1,000 subscribers, and a 500-player tie"),
 )
 
 
