@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 
 CHECKOV_VENV ?= .venv-checkov
 
-.PHONY: demo test check lint typecheck imports schema bench soak chaos screenshots browser clean checkov cluster wheel
+.PHONY: demo test check lint typecheck imports schema bench soak chaos screenshots browser engine clean checkov cluster wheel
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,13 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Chromium is missing: sudo apt-get install chromium" >&2; exit 1; fi; }
 
-test: $(VENV)/.installed browser
+# Stockfish for the follow --engine tests comes from Debian too (/usr/games/stockfish).
+engine:
+	@command -v stockfish >/dev/null 2>&1 || [ -x /usr/games/stockfish ] || { \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null; \
+	  else echo "Stockfish is missing: sudo apt-get install stockfish" >&2; exit 1; fi; }
+
+test: $(VENV)/.installed browser engine
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed
@@ -55,7 +61,7 @@ chaos: $(VENV)/.installed
 	$(PY) -m pytest -q -m chaos -p no:cacheprovider tests/chaos
 
 screenshots: $(VENV)/.installed browser
-	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py tests/web/test_stakes_pages.py -k 'screenshots or stakes or cue'
+	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py tests/web/test_stakes_pages.py tests/web/test_live_pages.py -k 'screenshots or stakes or cue or live or progress'
 
 # checkov in a virtual environment of its own: it pins packaging<24, which pytest (packaging>=24) cannot share
 $(CHECKOV_VENV)/.installed: deploy/checkov-requirements.txt
