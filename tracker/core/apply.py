@@ -117,6 +117,7 @@ def _carry_out(t: Tournament, p: Plan, *, bulk: bool) -> list[tuple[int, int, bo
     """Make the change ``p`` says; return the qualification flips (none in ``bulk``, whose sums wait for a resum)."""
     if p.withdraws:
         t.withdrawn[p.players[0]] = True
+        t.withdrawn_from[p.players[0]] = p.round
         return []
     if bulk:
         t.store_entries(p.round, p.players, p.new)
@@ -371,7 +372,7 @@ def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int
         case ByeVoided():
             head = f"{short(event.player)}'s bye in round {event.round} voided"
         case PlayerWithdrawn():
-            head = f"{short(event.player)} withdraws"
+            head = f"{short(event.player)} withdraws" + (f" from round {event.round}" if event.round else "")
         case _:
             assert_never(event)
     parts = [f"{short(p)} reaches 50%" for p in change.reached]

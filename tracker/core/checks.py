@@ -37,7 +37,8 @@ class Plan:
 
     The entries of ``players`` (indices: one bye-taker, or white and black)
     in ``round`` become ``new`` (``None`` clears them); a withdrawal
-    (``withdraws``) changes no entry (``round`` 0, ``new`` ``None``).
+    (``withdraws``) changes no entry (``new`` ``None``; ``round`` the first
+    round the player no longer plays, 0 when not given).
     """
 
     round: int
@@ -53,16 +54,20 @@ def plan(t: Tournament, event: Event) -> Plan:
     opening event for an open tournament (``already-open``), a pairing the
     rules or the schedule refuse, a correction to the same result
     (``unchanged``), a void of nothing (``no-such-result``), a second
-    withdrawal (``already-withdrawn``).
+    withdrawal (``already-withdrawn``), a game result other than a forfeit
+    the withdrawn player loses from the withdrawal's round on, or a
+    withdrawal from a round the player has played (``withdrawn``).
     """
     match event:
         case TournamentOpened():
             raise EventRejected(f"tournament {event.tournament} is already open", code="already-open")
         case ResultRecorded():
             w, b = check_new_game(t, event)
+            check_withdrawn(t, event, w, b)
             return Plan(event.round, (w, b), game_entries(t, event.round, w, b, event.result, event.short))
         case ResultCorrected():
             w, b, entry = existing_game(t, event)
+            check_withdrawn(t, event, w, b)
             new = game_entries(t, event.round, w, b, event.result, event.short)
             if new[0] == entry and new[1] == t.entries[b][event.round]:
                 raise EventRejected(
@@ -85,7 +90,8 @@ def plan(t: Tournament, event: Event) -> Plan:
             p = t.player(event.player)
             if t.withdrawn[p]:
                 raise EventRejected(f"player {event.player} has already withdrawn", code="already-withdrawn")
-            return Plan(0, (p,), None, withdraws=True)
+            check_withdrawal(t, event, p)
+            return Plan(event.round or 0, (p,), None, withdraws=True)
         case _:
             assert_never(event)
 
@@ -240,6 +246,52 @@ def check_bye(t: Tournament, event: ByeRecorded) -> int:
                 code="scheduled-game",
             )
     return p
+
+
+def check_withdrawn(t: Tournament, event: ResultRecorded | ResultCorrected, w: int, b: int) -> None:
+    """Refuse a result that a withdrawal from an earlier round rules out.
+
+    From the first round a withdrawn player no longer plays, their games can
+    only be forfeits they lose (``-+`` with White, ``+-`` with Black, ``--``
+    when the opponent did not play either): FIDE practice records the
+    remaining games so.  A withdrawal that gave no round refuses nothing.
+    Raises :class:`EventRejected` (``withdrawn``) naming the player and the round.
+    """
+    r = event.round
+    for p, side in ((w, 0), (b, 1)):
+        start = t.withdrawn_from[p]
+        if not (t.withdrawn[p] and start and r >= start):
+            continue
+        if event.result == "--" or (event.result[side] == "-" and event.result[1 - side] == "+"):
+            continue
+        lost = "−/+ (Black wins by forfeit)" if side == 0 else "+/− (White wins by forfeit)"
+        raise EventRejected(
+            f"player {t.start_nos[p]} withdrew from round {start}: their game in round {r} can only be recorded "
+            f"as a forfeit they lose ({lost}, or −/− if neither played)",
+            code="withdrawn",
+        )
+
+
+def check_withdrawal(t: Tournament, event: PlayerWithdrawn, p: int) -> None:
+    """Refuse a withdrawal from a round beyond the tournament or one the player has already played in.
+
+    Raises :class:`EventRejected`: ``invalid-pairing`` for a round beyond the
+    tournament's rounds, ``withdrawn`` when the player has a game played at the
+    board in that round or later (correct or void it first, or withdraw from a later round).
+    """
+    r = event.round
+    if r is None:
+        return
+    if r > t.rounds:
+        raise InvalidPairing(f"round {r} is beyond the tournament's {t.rounds} rounds")
+    played = sorted(k for k, e in t.entries[p].items() if k >= r and e.is_game and e.played)
+    if played:
+        opponent = t.start_nos[t.entries[p][played[0]].opponent]
+        raise EventRejected(
+            f"player {event.player} played round {played[0]} (against {opponent}), so cannot have withdrawn from "
+            f"round {r}: withdraw from round {played[-1] + 1} or later, or correct that game first",
+            code="withdrawn",
+        )
 
 
 def rounds_words(rounds: list[int]) -> str:

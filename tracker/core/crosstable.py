@@ -130,6 +130,7 @@ class Tournament:
         "units",
         "wins",
         "withdrawn",
+        "withdrawn_from",
     )
 
     def __init__(self, opened: TournamentOpened, order: tuple[TieBreak, ...]) -> None:
@@ -161,6 +162,7 @@ class Tournament:
         self.pair_games = [0] * (n * n)
         self.sb = [0] * n  # Σ own units × opponent's adjusted units
         self.withdrawn = [False] * n
+        self.withdrawn_from = [0] * n  # the first round a withdrawn player no longer plays (0: not given)
         self.round_entries: dict[int, int] = {}  # players with an entry, per round
         self.game_count = 0
         self.entry_count = 0
@@ -231,7 +233,17 @@ class Tournament:
         for name in Tournament.__slots__:
             setattr(c, name, getattr(self, name))
         c.entries = [dict(e) for e in self.entries]
-        for name in ("score", "adjusted", "games", "wins", "pair_units", "pair_games", "sb", "withdrawn"):
+        for name in (
+            "score",
+            "adjusted",
+            "games",
+            "wins",
+            "pair_units",
+            "pair_games",
+            "sb",
+            "withdrawn",
+            "withdrawn_from",
+        ):
             setattr(c, name, list(getattr(self, name)))
         c.round_entries = dict(self.round_entries)
         c.applied = {}
@@ -267,6 +279,18 @@ class Tournament:
     def points_against(self, i: int, j: int) -> int:
         """Units ``i`` scored in all games against ``j``."""
         return sum(e.units for e in self.entries[i].values() if e.opponent == j)
+
+    def absent(self, i: int, round_: int | None) -> bool:
+        """Whether player ``i`` no longer plays in ``round_`` (``None``: a round after every recorded one).
+
+        True for a withdrawn player from the withdrawal's round on, and in every
+        round for a withdrawal that gave none (events written before rounds
+        were given): their games not yet recorded are forfeits they lose.
+        """
+        if not self.withdrawn[i]:
+            return False
+        start = self.withdrawn_from[i]
+        return start == 0 or round_ is None or round_ >= start
 
     def games_between(self, i: int, j: int) -> list[int]:
         """Rounds in which ``i`` and ``j`` met."""

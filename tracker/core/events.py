@@ -198,13 +198,19 @@ class PlayerWithdrawn(
 ):
     """``player`` leaves the event; games already played keep counting.
 
-    The arbiter records the remaining games (normally as forfeits); until
-    then projections treat them as forfeit wins for the opponents.
+    ``round`` is the first round the player no longer plays: from it on a
+    game of theirs can only be recorded as a forfeit they lose (FIDE
+    practice records the remaining games so), and the projections treat the
+    games not yet recorded as forfeit wins for the opponents.  Optional:
+    events written before it existed decode unchanged, and a withdrawal
+    without it refuses nothing (its games not yet recorded are projected as
+    forfeits, as before).
     """
 
     id: EventId
     tournament: TournamentId
     player: StartNo
+    round: RoundNo | None = None
     reason: Name = ""
 
 

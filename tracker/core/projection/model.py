@@ -72,7 +72,12 @@ def projectable_codes() -> str:
 
 
 def remaining_games(t: Tournament) -> list[tuple[int | None, int, int]]:
-    """(round, white, black) of every meeting still without a result."""
+    """(round, white, black) of every meeting still without a result.
+
+    With a schedule, only its games whose players both have nothing in that
+    round: the core refuses any other pairing, so a meeting the schedule does
+    not leave open (a requested bye replaced it) is never played.
+    """
     missing: dict[tuple[int, int], int] = {}
     for pair in t.pending_pairs():
         missing[pair] = missing.get(pair, 0) + 1
@@ -84,6 +89,7 @@ def remaining_games(t: Tournament) -> list[tuple[int | None, int, int]]:
                 if missing.get(pair, 0) and r not in t.entries[w] and r not in t.entries[b]:
                     found.append((r, w, b))
                     missing[pair] -= 1
+        missing.clear()
     for (i, j), count in missing.items():
         met = t.games_between(i, j)
         # colours alternate with the pair's previous game; the lower start number starts
@@ -95,13 +101,15 @@ def remaining_games(t: Tournament) -> list[tuple[int | None, int, int]]:
     return found
 
 
-def options_of(t: Tournament, white: int, black: int) -> tuple[Option, ...]:
+def options_of(t: Tournament, white: int, black: int, round_: int | None = None) -> tuple[Option, ...]:
+    """The outcomes of a remaining game of ``round_``: a forfeit where a player no longer plays (``t.absent``)."""
     u = t.units
-    if t.withdrawn[white] and t.withdrawn[black]:
+    gone_white, gone_black = t.absent(white, round_), t.absent(black, round_)
+    if gone_white and gone_black:
         return (Option("--", u.forfeit_loss, u.forfeit_loss, 0, 0),)
-    if t.withdrawn[white]:
+    if gone_white:
         return (Option("-+", u.forfeit_loss, u.forfeit_win, 0, 0),)
-    if t.withdrawn[black]:
+    if gone_black:
         return (Option("+-", u.forfeit_win, u.forfeit_loss, 0, 0),)
     played: tuple[tuple[GameResult, int, int], ...] = (
         ("1-0", u.win, u.loss),
@@ -142,7 +150,7 @@ def model_of(t: Tournament) -> Model:
     games: list[Game] = []
     undecided: list[Game] = []
     for r, w, b in [] if t.complete else remaining_games(t):
-        game = Game(r, w, b, options_of(t, w, b))
+        game = Game(r, w, b, options_of(t, w, b, r))
         games.append(game)
         games_at_end[w] += 1
         games_at_end[b] += 1
