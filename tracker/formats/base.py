@@ -14,7 +14,7 @@ from tracker.core.apply import Batch, fold
 from tracker.core.audit import Official
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, FormatError
-from tracker.core.events import Event, TournamentOpened, decode_event, encode_event
+from tracker.core.events import Event, PlayerWithdrawn, TournamentOpened, decode_event, encode_event
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +36,12 @@ class TournamentFile:
     official: tuple[Official, ...] = field(default=(), compare=False)
 
     def until_round(self, last: int) -> TournamentFile:
-        """The same file cut after round ``last`` (events of later rounds dropped)."""
-        kept = tuple(e for e in self.events if getattr(e, "round", 0) <= last)
+        """The same file cut after round ``last`` (events of later rounds dropped).
+
+        A withdrawal is kept when it gives no round or when the player no
+        longer plays round ``last + 1``: after round ``last`` they were gone.
+        """
+        kept = tuple(e for e in self.events if (getattr(e, "round", 0) or 0) <= last + isinstance(e, PlayerWithdrawn))
         return replace(self, events=kept, official=())  # the published figures are for the whole file
 
 
