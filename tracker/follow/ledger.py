@@ -6,7 +6,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, assert_never
 
 from tracker.core.codes import RESULT_OF_CODES
 from tracker.core.events import (
@@ -15,6 +15,7 @@ from tracker.core.events import (
     ByeVoided,
     Event,
     GameResult,
+    PlayerWithdrawn,
     ResultCorrected,
     ResultRecorded,
     ResultVoided,
@@ -224,39 +225,48 @@ class Ledger:
         return voids + corrections + [event for _, event in sorted(recordings, key=lambda pair: pair[0])]
 
     def apply(self, event: Event) -> None:
-        """Note an event the tracker acknowledged (a ``tournament_opened`` changes nothing here)."""
-        if isinstance(event, ResultRecorded | ResultCorrected):
-            key: GameKey = (event.round, event.white, event.black)
-            self.games[key] = (event.result, event.short)
-            self.revisions[key] += 1
-            self.own.add(key)
-        elif isinstance(event, ResultVoided):
-            key = (event.round, event.white, event.black)
-            self.games.pop(key, None)
-            self.revisions[key] += 1
-            self.own.discard(key)
-        elif isinstance(event, ByeRecorded):
-            self.byes[(event.round, event.player)] = event.kind
-            self.revisions[(event.round, event.player)] += 1
-            self.own.add((event.round, event.player))
-        elif isinstance(event, ByeVoided):
-            self.byes.pop((event.round, event.player), None)
-            self.revisions[(event.round, event.player)] += 1
-            self.own.discard((event.round, event.player))
+        """Note an event the tracker acknowledged (an opening or a withdrawal changes nothing here)."""
+        match event:
+            case ResultRecorded() | ResultCorrected():
+                key: GameKey = (event.round, event.white, event.black)
+                self.games[key] = (event.result, event.short)
+                self.revisions[key] += 1
+                self.own.add(key)
+            case ResultVoided():
+                key = (event.round, event.white, event.black)
+                self.games.pop(key, None)
+                self.revisions[key] += 1
+                self.own.discard(key)
+            case ByeRecorded():
+                self.byes[(event.round, event.player)] = event.kind
+                self.revisions[(event.round, event.player)] += 1
+                self.own.add((event.round, event.player))
+            case ByeVoided():
+                self.byes.pop((event.round, event.player), None)
+                self.revisions[(event.round, event.player)] += 1
+                self.own.discard((event.round, event.player))
+            case TournamentOpened() | PlayerWithdrawn():
+                pass
+            case _:
+                assert_never(event)
 
 
 def describe(event: Event, start: StartList) -> str:
     """A log line for an event: ``"round 3: Caruana–So 1/2-1/2 recorded"``."""
-    if isinstance(event, TournamentOpened):
-        return f"{event.name} opened as {event.tournament!r} with {len(event.players)} players"
-    if isinstance(event, ResultRecorded | ResultCorrected):
-        verb = "recorded" if isinstance(event, ResultRecorded) else "corrected"
-        pair = f"{start.short(event.white)}–{start.short(event.black)}"
-        return f"round {event.round}: {pair} {event.result}{' (short)' if event.short else ''} {verb}"
-    if isinstance(event, ResultVoided):
-        return f"round {event.round}: {start.short(event.white)}–{start.short(event.black)} voided"
-    if isinstance(event, ByeRecorded):
-        return f"round {event.round}: {start.short(event.player)} {event.kind} bye recorded"
-    if isinstance(event, ByeVoided):
-        return f"round {event.round}: {start.short(event.player)}'s bye voided"
-    return f"{event.id}"
+    match event:
+        case TournamentOpened():
+            return f"{event.name} opened as {event.tournament!r} with {len(event.players)} players"
+        case ResultRecorded() | ResultCorrected():
+            verb = "recorded" if isinstance(event, ResultRecorded) else "corrected"
+            pair = f"{start.short(event.white)}–{start.short(event.black)}"
+            return f"round {event.round}: {pair} {event.result}{' (short)' if event.short else ''} {verb}"
+        case ResultVoided():
+            return f"round {event.round}: {start.short(event.white)}–{start.short(event.black)} voided"
+        case ByeRecorded():
+            return f"round {event.round}: {start.short(event.player)} {event.kind} bye recorded"
+        case ByeVoided():
+            return f"round {event.round}: {start.short(event.player)}'s bye voided"
+        case PlayerWithdrawn():
+            return f"{start.short(event.player)} withdraws"
+        case _:
+            assert_never(event)
