@@ -20,7 +20,8 @@ TRF26 records 202/212) are:
 ``PTS`` the score (always first; added when a list omits it) · ``DE`` direct
 encounter (§6) · ``WON`` games won at the board · ``SB`` Sonneborn-Berger
 (§9.1) · ``KS``, ``KS/L±n`` Koya (§9.2, §14.5) · ``STD`` standard points
-(2026 only) · ``BPG`` games with Black · ``ARO`` average rating of the
+(2026 only) · ``BPG`` games with Black · ``BWG``
+games won with Black · ``ARO`` average rating of the
 opponents (§10.1) · ``TPN`` pairing number · ``RTNG`` start-list rating.
 Each module's docstring gives its article and its bye and forfeit policy.
 """
