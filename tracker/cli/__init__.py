@@ -91,6 +91,17 @@ def _after_round(text: str) -> int:
     return value
 
 
+def _processes(text: str) -> int:
+    """``--processes``: a count of at least 1; anything else is refused with a sentence."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a gateway runs at least 1 process, not {value}")
+    return value
+
+
 def _rules_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rules",
@@ -277,6 +288,12 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gateway", help="run a websocket gateway fed by the standings topic")
     p.add_argument("--broker", required=True, help="kafka://HOST:PORT")
     p.add_argument("--data-dir", default=None)
+    p.add_argument(
+        "--processes",
+        type=_processes,
+        metavar="N",
+        help="gateway processes serving the one port, each following the topics itself (default: the cores)",
+    )
     _server_options(p)
     log_options(p)
     _kafka_options(p, topics=True)

@@ -384,11 +384,17 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:
+    from tracker.gateway.processes import cores
     from tracker.kafka.run import run_gateway
 
     configure_logging(args.log_level, args.log_format)
     security = kafka_security(args)
     config = server_config(args, data_dir=Path(args.data_dir or "."))
     return run_gateway(
-        args.broker, config, security=security, wait=args.broker_wait, wait_for_topics=args.wait_for_topics
+        args.broker,
+        config,
+        security=security,
+        wait=args.broker_wait,
+        wait_for_topics=args.wait_for_topics,
+        processes=args.processes if args.processes is not None else cores(),
     )

@@ -130,8 +130,9 @@ class Gateway:
     def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
         return self.http.respond(request)
 
-    def server(self) -> Any:
-        """The websockets ``serve`` context manager for this gateway."""
+    def server(self, *, reuse_port: bool = False) -> Any:
+        """The websockets ``serve`` context manager for this gateway (``reuse_port``: ``SO_REUSEPORT``, for
+        :mod:`tracker.gateway.processes`)."""
         limits = self.config.limits
         return websockets_serve(
             self.ws.handler,
@@ -146,6 +147,7 @@ class Gateway:
             server_header=f"tracker/{__version__}",
             create_connection=bounded_connection(limits.max_buffer),
             extensions=[deflate()],
+            reuse_port=reuse_port,
         )
 
     async def aclose(self) -> None:
@@ -165,8 +167,12 @@ async def serve(
     background: Callable[[int], Coroutine[Any, Any, object]] | None = None,
     starting: Callable[[int], Coroutine[Any, Any, object]] | None = None,
     readiness: Callable[[], str | None] | None = None,
+    reuse_port: bool = False,
 ) -> None:
     """Serve ``backend`` until SIGTERM/SIGINT (see the module docstring).
+
+    ``reuse_port``: listen with ``SO_REUSEPORT``, beside the other processes of a gateway
+    (:mod:`tracker.gateway.processes`).
 
     ``starting``, when given, runs with the bound port once it is bound and before the
     server serves (``listening on`` is printed after it); if it fails, the
@@ -185,7 +191,7 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
-        async with gateway.server() as server:
+        async with gateway.server(reuse_port=reuse_port) as server:
             port = bound_port(server)
             if starting is not None:
                 try:

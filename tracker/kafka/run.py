@@ -11,12 +11,14 @@ standings while it asks the broker every few seconds whether it answers.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from contextlib import AsyncExitStack, suppress
 from typing import Any, Final
 
 from tracker.config import ServerConfig
 from tracker.gateway.metrics import Metrics
+from tracker.gateway.processes import Child, run_processes
 from tracker.gateway.serve import serve
 from tracker.kafka.feed import OUTCOME_TIMEOUT, Feed, KafkaBackend, standings_consumer
 from tracker.kafka.producer import results_producer
@@ -66,6 +68,7 @@ async def serve_gateway(
     security: KafkaSecurity = PLAINTEXT,
     wait: float = BROKER_WAIT,
     wait_for_topics: float | None = None,
+    reuse_port: bool = False,
 ) -> None:
     """Serve until SIGTERM/SIGINT: bootstrap from the snapshots, then follow the standings.
 
@@ -121,6 +124,7 @@ async def serve_gateway(
             background=follow,
             starting=start,
             readiness=status.reason,
+            reuse_port=reuse_port,
         )
 
 
@@ -131,14 +135,36 @@ def run_gateway(
     security: KafkaSecurity = PLAINTEXT,
     wait: float = BROKER_WAIT,
     wait_for_topics: float | None = None,
+    processes: int = 1,
 ) -> int:
     """``tracker gateway``: serve until SIGTERM/SIGINT; return the exit code.
 
-    Raises :class:`BrokerError` as :func:`serve_gateway` does.
+    With ``processes`` > 1, that many gateway processes serve the one port, each a consumer of the
+    topics of its own (:mod:`tracker.gateway.processes`).  Raises :class:`BrokerError` as
+    :func:`serve_gateway` does (with several processes, each says its own and the set exits 1).
     """
 
     def say(line: str) -> None:
         print(line, flush=True)
 
-    asyncio.run(serve_gateway(broker, config, say=say, security=security, wait=wait, wait_for_topics=wait_for_topics))
-    return 0
+    if processes <= 1:
+        asyncio.run(
+            serve_gateway(broker, config, say=say, security=security, wait=wait, wait_for_topics=wait_for_topics)
+        )
+        return 0
+
+    def one(port: int, child: Child) -> int:
+        asyncio.run(
+            serve_gateway(
+                broker,
+                dataclasses.replace(config, port=port),
+                say=child.say,
+                security=security,
+                wait=wait,
+                wait_for_topics=wait_for_topics,
+                reuse_port=True,
+            )
+        )
+        return 0
+
+    return run_processes("tracker gateway", config.host, config.port, processes, one, say=say)
