@@ -22,7 +22,7 @@ import time
 
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
-HELLO = '{"type":"snapshot","seq":0}'
+HELLO = '{"type":"snapshot","seq":1}'  # as tracker's snapshot after the opening: the first update is seq 2
 
 
 async def main() -> None:

@@ -61,6 +61,9 @@ class Sizes:
     many_wave: int  # a season: tournaments live at a time (many_tournaments in all)
     # 7. projection repetitions
     projection_repeats: int
+    # 4. fan-out: subscriber counts whose server CPU per subscriber per update is read; one burst's subscribers
+    fanout_cpu: tuple[int, ...] = ()
+    fanout_burst: int = 0
     # 10. live boards: seconds per phase (with and without boards), alternated rounds
     boards_seconds: float = 60.0
     boards_rounds: int = 1
@@ -79,6 +82,8 @@ QUICK = Sizes(
     fanout_subscribers=(100, 1000),
     fanout_updates=8,
     fanout_processes=2,
+    fanout_cpu=(200, 1000),
+    fanout_burst=1000,
     kafka_events=1_000,
     kafka_rounds=1,
     many_tournaments=300,
@@ -100,9 +105,11 @@ DEFAULT = Sizes(
     ingest_rounds=2,
     ingest_clients=4,
     ingest_window=32,
-    fanout_subscribers=(100, 1000, 3000, 10_000),
+    fanout_subscribers=(100, 1000, 2000, 10_000),
     fanout_updates=25,
     fanout_processes=4,
+    fanout_cpu=(2000, 10_000, 20_000),
+    fanout_burst=10_000,
     kafka_events=5_000,
     kafka_rounds=2,
     many_tournaments=10_000,
@@ -127,6 +134,8 @@ FULL = Sizes(
     fanout_subscribers=(100, 300, 1000, 3000, 10_000),
     fanout_updates=60,
     fanout_processes=4,
+    fanout_cpu=(2000, 10_000, 20_000),
+    fanout_burst=10_000,
     kafka_events=20_000,
     kafka_rounds=3,
     many_tournaments=10_000,

@@ -8,8 +8,11 @@ time, so the server's listen backlog never overflows), subscribes each to
 ``TOURNAMENT`` (with the extra fields of the JSON object ``SUBSCRIBE``, e.g.
 ``{"updates": "delta"}``) and waits for its first message (the snapshot).
 Then prints ``ready``.  For every later message it reads the ``seq`` from the
-message's head; when all connections have a seq it prints ``done SEQ LENGTH
-TIMES`` (TIMES: the arrival times in ns, JSON).  After ``UPDATES`` updates,
+message's head; when all connections have a seq (or a later one: a merge, a
+snapshot and the newest update, covers the updates it skipped) it prints
+``done SEQ LENGTH TIMES`` (TIMES: the arrival times in ns, JSON; LENGTH: the
+text's length of an update of that seq, 0 when every connection had it in a
+merge).  After ``UPDATES`` updates,
 or on ``quit`` on stdin, or after the time limit, it exits without closing
 handshakes.
 
@@ -18,9 +21,10 @@ process on the machine) at which the bytes that complete the message were
 read from the socket.  Each connection is websockets' sans-I/O
 ``ClientProtocol`` for the opening handshake under a plain asyncio protocol;
 then the bytes are stamped as they are read and only the frames' heads are
-looked at, until every connection of the process has a complete text frame:
-then all of them are decoded (cut into frames, inflated with the negotiated
-parameters, UTF-8 checked) and counted.  So one connection's decoding never
+looked at, until every connection of the process has a complete text frame
+and nothing more came for ``QUIET`` seconds (a burst of updates is stamped as
+it arrives and decoded after it): then all of them are decoded (cut into
+frames, inflated with the negotiated parameters, UTF-8 checked) and counted.  So one connection's decoding never
 delays the next one's stamp, and there is no task per connection to wake:
 a subscriber process measures when the server's bytes reach it, with as
 little CPU of its own as it can, on a machine whose two cores it shares
@@ -47,6 +51,7 @@ from websockets.protocol import OPEN
 from websockets.uri import parse_uri
 
 CONNECT_AT_ONCE = 20
+QUIET = 0.03  # seconds without a read after which what was read is decoded
 TIME_LIMIT = 900.0
 CLOCK = time.CLOCK_MONOTONIC
 
@@ -84,6 +89,7 @@ class Subscriber(asyncio.Protocol):
         self.deflate: PerMessageDeflate | None = None
         self.snapshot: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.transport: asyncio.Transport | None = None
+        self.seq = 0  # the newest seq this connection has
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -194,18 +200,27 @@ class Fleet:
         self.live = False  # every connection has its snapshot: decode once an update reached them all
         self.complete = 0  # text frames read (not decoded yet) since the last decoding
         self.later: asyncio.TimerHandle | None = None
+        self.last_read = 0.0
 
     def arrived(self, subscriber: Subscriber, texts: int) -> None:
+        self.last_read = self.loop.time()
         if not self.inboxes:
             if self.live:
-                self.later = self.loop.call_later(1.0, self.parse)  # in case a message is not what we counted
+                self.later = self.loop.call_later(QUIET, self.when_quiet)
             else:
                 self.loop.call_soon(self.parse)  # after every socket read in this turn of the loop is stamped
         if len(subscriber.inbox) == 1:
             self.inboxes.append(subscriber)
         self.complete += texts
-        if self.complete >= self.count:
-            self.loop.call_soon(self.parse)  # every connection has the update: decode them all now
+
+    def when_quiet(self) -> None:
+        """Decode what was read once every connection has a message and nothing came for ``QUIET`` s: a burst
+        of updates is only stamped while it arrives, and decoded after it."""
+        idle = self.loop.time() - self.last_read
+        if (self.complete >= self.count and idle >= QUIET) or idle >= 1.0:  # 1 s: a message not what we counted
+            self.parse()
+        else:
+            self.later = self.loop.call_later(max(QUIET - idle, 0.005), self.when_quiet)
 
     def parse(self) -> None:
         if self.later is not None:
@@ -230,20 +245,25 @@ class Fleet:
                     self.message(subscriber, stamp, text)
 
     def message(self, subscriber: Subscriber, stamp: int, text: str) -> None:
+        seq = _seq(text)
         if not subscriber.snapshot.done():
             subscriber.snapshot.set_result(None)  # the snapshot (or the bare server's hello)
+            subscriber.seq = seq
             return
-        seq = _seq(text)
-        times = self.arrivals.setdefault(seq, [])
-        times.append(stamp)
-        if seq not in self.lengths:
-            self.lengths[seq] = len(text)
-        if len(times) == self.count:
-            emit(f"done {seq} {self.lengths[seq]} {json.dumps(times)}")
-            del self.arrivals[seq]
-            self.reported += 1
-            if self.reported >= self.updates:
-                self.finished.set()
+        # a message with seq s brings the connection to s: a merge (a snapshot, then the newest update) covers the
+        # updates it skipped, which count as arrived when it did
+        for covered in range(subscriber.seq + 1, seq + 1):
+            times = self.arrivals.setdefault(covered, [])
+            times.append(stamp)
+            if covered == seq and seq not in self.lengths and not text.startswith('{"type":"snapshot"'):
+                self.lengths[seq] = len(text)
+            if len(times) == self.count:
+                emit(f"done {covered} {self.lengths.get(covered, 0)} {json.dumps(times)}")
+                del self.arrivals[covered]
+                self.reported += 1
+                if self.reported >= self.updates:
+                    self.finished.set()
+        subscriber.seq = max(subscriber.seq, seq)
 
 
 def emit(line: str) -> None:
