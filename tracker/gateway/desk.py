@@ -90,6 +90,8 @@ def summary(event: Submitted) -> NoticedEventJSON:
             head["round"], head["player"] = event.round, event.player
         case PlayerWithdrawn():
             head["player"], head["reason"] = event.player, event.reason[:REASON]
+            if event.round is not None:
+                head["round"] = event.round
         case _:
             assert_never(event)
     return head

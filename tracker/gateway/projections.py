@@ -1,27 +1,54 @@
-"""Arbiters' projections: who gets which projection, when (computed on the shared worker pool)."""
+"""Arbiters' projections: who gets which projection, when (computed on the shared worker pool).
+
+What is known goes first.  A projection whose exact search may take a
+while (more than :data:`QUICK_GAMES` open games, or a search measured at
+:data:`QUICK` seconds or more last time) is preceded by the interval bounds
+(``project(t, exact_limit=-1)``: milliseconds, flagged not exact and
+``preliminary``); the exact projection follows when its search is done.  The
+search has ``--projection-seconds`` less a reserve for the bounds
+(:func:`search_seconds`) of its own time in the worker: stopped there (or by
+the worker's memory limit), the message is the bounds with ``cut_short``
+(after how many seconds, and why), which the arbiter page says in words,
+instead of nothing at all.  Past
+:data:`~tracker.core.projection.SEARCH_DEPTH` open games every value is a
+bound anyway: no preliminary then.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, Final
 
 from websockets.asyncio.server import ServerConnection
 
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
+from tracker.core.projection import SEARCH_DEPTH
 from tracker.gateway.jobs import ARBITERS, Pool, Runner
-from tracker.gateway.projector import projection_job
+from tracker.gateway.projector import SearchWork, bounds_job, search_job
+
+#: Open games up to which an exact projection is expected within a moment (16: the last two rounds of 16 players, 1 s).
+QUICK_GAMES: Final = 16
+#: Seconds of a measured exact projection under which no preliminary bounds are sent before the next one.
+QUICK: Final = 0.5
+
+
+def search_seconds(limit: float) -> float:
+    """The exact search's own time within a projection's time ``limit``: the rest (a quarter, at least a second,
+    at most half) is kept for the bounds that replace a search cut short."""
+    return limit - min(limit / 2, max(1.0, limit / 4))
 
 
 class Projections:
-    """Arbiters' projections, debounced, one job per tournament, off the hot path.
+    """Arbiters' projections, debounced, one job per tournament and kind, off the hot path.
 
     :meth:`updated` is called after every published update; when an arbiter
     watches the tournament, a projection is computed ``delay`` seconds later
-    (results arriving meanwhile share it) and sent to every arbiter of it.
-    The jobs run on the shared :class:`~tracker.gateway.jobs.Pool` (one
-    worker of which is kept for them); a projection is cancelled once no
+    (results arriving meanwhile share it) and sent to every arbiter of it,
+    preceded by the bounds when the search may take a while (see the module
+    docstring).  The jobs run on the shared :class:`~tracker.gateway.jobs.Pool`
+    (one worker of which is kept for them); a projection is cancelled once no
     arbiter of its tournament is connected.
     """
 
@@ -35,18 +62,35 @@ class Projections:
         limits: Limits | None = None,
         pool: Pool | None = None,
     ) -> None:
+        self._state = state
         self._arbiters = arbiters
         self._send = send
         self._own = pool is None
         self.pool = pool if pool is not None else Pool(limits if limits is not None else Limits())
+        seconds = search_seconds(self.pool.limits.projection_seconds)
         self._sending: set[asyncio.Task[None]] = set()
         self._latest: dict[str, tuple[int, bytes]] = {}  # per tournament: the newest projection sent, and its seq
-        self.runner: Runner[Tournament, bytes] = Runner(
+
+        def work(tournament: str) -> SearchWork | None:
+            found = state(tournament)
+            return None if found is None else SearchWork(found, seconds)
+
+        self.runner: Runner[SearchWork, bytes] = Runner(
             self.pool,
             "projection",
-            projection_job,
-            state=state,
+            search_job,
+            state=work,
             publish=self._publish,
+            wanted=lambda tournament: bool(arbiters(tournament)),
+            delay=delay,
+            priority=ARBITERS,
+        )
+        self.bounds: Runner[Tournament, bytes] = Runner(
+            self.pool,
+            "projection-bounds",
+            bounds_job,
+            state=state,
+            publish=self._publish_bounds,
             wanted=lambda tournament: bool(arbiters(tournament)),
             delay=delay,
             priority=ARBITERS,
@@ -56,6 +100,8 @@ class Projections:
         """A new update of ``tournament`` was published."""
         if not self._arbiters(tournament):
             self._latest.pop(tournament, None)  # nobody to send it to: what is kept goes
+        if self._slow(tournament):
+            self.bounds.updated(tournament)
         self.runner.updated(tournament)
 
     def joined(self, conn: ServerConnection, tournament: str) -> None:
@@ -63,16 +109,41 @@ class Projections:
         latest = self._latest.get(tournament)
         if latest is not None:
             self._deliver(conn, tournament, latest[1])
+        state = self._state(tournament)
+        if state is not None and (latest is None or latest[0] < state.seq) and self._slow(tournament):
+            self.bounds.join(tournament)
         self.runner.join(tournament)
 
     def running(self) -> list[int]:
         """The pids of the worker processes alive now."""
         return self.pool.running()
 
+    def _slow(self, tournament: str) -> bool:
+        """Whether the exact projection of ``tournament`` may take a while (then the bounds go first)."""
+        state = self._state(tournament)
+        if state is None:
+            return False
+        open_games = state.n * (state.n - 1) // 2 * state.cycles - state.game_count
+        if open_games > SEARCH_DEPTH or state.complete:
+            return False  # every value is a bound (or final) already: the projection itself is as quick
+        slot = self.runner.slots.get(tournament)
+        if slot is not None and slot.measured:
+            return slot.price >= QUICK
+        return open_games > QUICK_GAMES
+
     def _publish(self, tournament: str, seq: int, data: bytes) -> None:
+        latest = self._latest.get(tournament)
+        if latest is not None and latest[0] > seq:
+            return  # a newer one (the bounds that precede its projection) is out already
         self._latest[tournament] = (seq, data)
         for conn in self._arbiters(tournament):
             self._deliver(conn, tournament, data)
+
+    def _publish_bounds(self, tournament: str, seq: int, data: bytes) -> None:
+        latest = self._latest.get(tournament)
+        if latest is not None and latest[0] >= seq:
+            return  # the projection of this seq (or a later one) came first
+        self._publish(tournament, seq, data)
 
     def _deliver(self, conn: ServerConnection, tournament: str, data: bytes) -> None:
         task = asyncio.create_task(self._send(conn, data), name=f"projection-to-{tournament}")

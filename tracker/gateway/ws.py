@@ -175,7 +175,12 @@ class Websockets:
             state = self.backend.state(tid)
             schedule = state.opened.schedule if state is not None else None
             rounds = [[(w, b) for w, b in pairs] for pairs in schedule or ()]
-            await conn.send(schedule_message(tid, rounds).decode())
+            gone = (
+                []
+                if state is None
+                else [(state.start_nos[i], state.withdrawn_from[i]) for i in range(state.n) if state.withdrawn[i]]
+            )
+            await conn.send(schedule_message(tid, rounds, gone).decode())
             await conn.send(notices_message(tid, self.desk.notices(tid)).decode())
             self.arbiter_joined(conn, tid)
         if (message.stakes or message.boards) and not self._may_join(conn):

@@ -167,10 +167,25 @@ class ErrorMessage(TypedDict):
     reason: str
 
 
+class CutShortJSON(TypedDict):
+    """Why a projection's exact search was stopped: after ``seconds`` of its own time, for ``time`` or ``memory``."""
+
+    seconds: float
+    reason: Literal["time", "memory"]
+
+
 class ProjectionMessage(ProjectionJSON):
-    """For arbiters (``subscribe`` with a token): what the remaining games can still change."""
+    """For arbiters (``subscribe`` with a token): what the remaining games can still change.
+
+    ``preliminary``: the interval bounds sent first, while the exact search
+    runs (its projection follows for the same or a later seq).  ``cut_short``:
+    the exact search was stopped (its time or memory limit), so the values are
+    the interval bounds; absent when the search ran to its end.
+    """
 
     type: Literal["projection"]
+    preliminary: NotRequired[bool]
+    cut_short: NotRequired[CutShortJSON]
 
 
 class NoticedEventJSON(TypedDict):
@@ -221,12 +236,15 @@ class NoticesMessage(TypedDict):
 class ScheduleMessage(TypedDict):
     """For arbiters, on subscribe: the published pairings, ``rounds[r - 1]`` the (white, black) pairs of round r.
 
-    Empty when the tournament was opened without a schedule.
+    Empty when the tournament was opened without a schedule.  ``withdrawals``: (start number, the first round
+    the player no longer plays, 0 when the withdrawal gave none) of every player withdrawn so far; later
+    withdrawals arrive as updates.
     """
 
     type: Literal["schedule"]
     tournament: str
     rounds: list[list[tuple[int, int]]]
+    withdrawals: NotRequired[list[tuple[int, int]]]
 
 
 def notices_message(tournament: str, notices: list[NoticeJSON], *, added: bool = False) -> bytes:
@@ -237,8 +255,12 @@ def notices_message(tournament: str, notices: list[NoticeJSON], *, added: bool =
     return encode(body)
 
 
-def schedule_message(tournament: str, rounds: list[list[tuple[int, int]]]) -> bytes:
+def schedule_message(
+    tournament: str, rounds: list[list[tuple[int, int]]], withdrawals: list[tuple[int, int]] | None = None
+) -> bytes:
     body: ScheduleMessage = {"type": "schedule", "tournament": tournament, "rounds": rounds}
+    if withdrawals:
+        body["withdrawals"] = withdrawals
     return encode(body)
 
 
@@ -309,9 +331,14 @@ def error_message(code: str, reason: str) -> bytes:
     return encode(body)
 
 
-def projection_message(p: Projection) -> bytes:
-    """The ``projection`` message arbiters receive."""
-    body: ProjectionMessage = {"type": "projection", **projection_json(p)}
+def projection_message(p: Projection, *, preliminary: bool = False, cut_short: CutShortJSON | None = None) -> bytes:
+    """The ``projection`` message arbiters receive (``preliminary`` and ``cut_short`` as :class:`ProjectionMessage`)."""
+    body: ProjectionMessage = {"type": "projection", **projection_json(p)}  # type: ignore[typeddict-item]
+    # (mypy asks the ** item to name the optional keys too; they are set below, when they apply)
+    if preliminary:
+        body["preliminary"] = True
+    if cut_short is not None:
+        body["cut_short"] = cut_short
     return encode(body)
 
 
