@@ -85,10 +85,11 @@ from tracker.core.projection.result import (
     ScenarioGame,
     Status,
 )
-from tracker.core.projection.solver import Solver
+from tracker.core.projection.solver import Solver, scaled
 
-#: Nodes the player extremes may expand in all (about 2 s of search), and per query.
-BUDGET: Final = 100_000
+#: Nodes the player extremes may expand in all (a few seconds of search; fewer past 30 games: solver.scaled),
+#: and per query.
+BUDGET: Final = 70_000
 QUERY_BUDGET: Final = 25_000
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
@@ -133,7 +134,7 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solve
     extremes: list[dict[ExtremeName, tuple[int, int, bool, tuple[int, ...]]]] = [{} for _ in range(n)]
     if searched:
         assert solver is not None
-        left = budget
+        left = scaled(budget, m)
         for i in range(n):
             for objective in EXTREMES:
                 e = solver.solve(i, objective, budget=max(0, min(QUERY_BUDGET, left)))

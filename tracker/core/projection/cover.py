@@ -138,6 +138,7 @@ class _Cover:
                 return
             if guide is not None:
                 if fresh:  # a scenario from the guide where the search turned off its last guide's way
+                    self.nodes += 1  # a ranking costs about what a node does
                     leaf = n.complete(guide.outcomes())
                     if self.sign * leaf.value(objective, i) <= self.goal:
                         self._reached(leaf.scenario)

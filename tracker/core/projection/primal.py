@@ -66,18 +66,18 @@ def repair(solver: Ranker, objective: Objective, i: int, inc: Incumbent, bound: 
 
 def polish(
     solver: Ranker, objective: Objective, i: int, inc: Incumbent, bound: int, starts: list[dict[int, int]], effort: int
-) -> None:
+) -> int:
     """Local search from each of ``starts``: change one game, or two of one player, while it helps.
 
     The score is the rank, then how far the rivals on the wrong side of
     ``i`` are from the right side (points, one for a tie-break): a change
     is kept when it lowers that pair.  Only games of a rival on the wrong
     side are changed.  The best scenario of each start is ranked in full
-    and offered.  At most ``effort`` rankings per start.
+    and offered.  At most ``effort`` rankings in all; returns how many were spent.
     """
     free = [g for g in range(solver.k) if solver.assign[g] == -1]
     if not free:
-        return
+        return 0
     best = objective == "rank_best"
     score = solver.s_lo[i]
     order, frame = solver.order, solver.m.frame
@@ -94,11 +94,14 @@ def polish(
         wrong.extend(j for j in range(n) if j != i and r[j] > mine)
         return -mine, sum(score - s[j] + 1 for j in wrong)
 
+    spent = 0
     for start in starts:
+        if spent >= effort:
+            break
         for g in free:
             solver.apply(g, start.get(g, 0))
         value = measure()
-        spent = 0
+        spent += 1
         while value[0] > bound and spent < effort:
             touched = set(wrong)
             singles = [g for g in free if touched & set(solver.ends[g])]
@@ -129,4 +132,5 @@ def polish(
         for g in free:
             solver.undo(g)
         if inc.value <= bound:
-            return
+            break
+    return spent

@@ -68,12 +68,16 @@ _TIGHTENED: Constant = frozenset({"rank_best", "rank_worst", "lead_min"})
 _FAR: Constant = 1 << 60
 #: A node's bounds (optimistic, pessimistic), the weights that choose the game to branch on, the rivals' ties.
 _Assessed = tuple[tuple[int, int], list[int], dict[int, int]]
-#: Rankings the local search at the root of a rank query may spend per start; for a threshold question.
+#: Rankings the local search at the root of a rank query may spend (counted as nodes); for a threshold question.
 _POLISH: Constant = 1500
 _REACH_POLISH: Constant = 300
+#: Undecided games up to which a budget is spent as given (:func:`scaled`).
+_SCALE: Constant = 30
+#: Free games up to which a query is searched without its scenarios primed first (guides, repair, local search).
+_SMALL: Constant = 12
 #: Rankings the local search may spend on a condition's witness one game away from the unconditional one.
 _NEAR_POLISH: Constant = 60
-__all__ = ["DEFAULT_BUDGET", "OBJECTIVES", "Extreme", "Leaf", "Objective", "Reach", "Solver"]
+__all__ = ["DEFAULT_BUDGET", "OBJECTIVES", "Extreme", "Leaf", "Objective", "Reach", "Solver", "scaled"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,18 @@ class Reach:
 
     possible: bool | None
     scenario: tuple[int, ...] | None
+
+
+def scaled(budget: int, m: Model) -> int:
+    """``budget`` nodes for a model of 30 undecided games or fewer, fewer beyond (by the square of the games).
+
+    A node costs more the more games and rivals are open (the flow, the
+    rivals' ties, the ranking of a scenario): measured, about 70 µs with 30
+    games open and 170 µs with 60, and more branches each; so a total meant
+    to take a few seconds shrinks with them: 60 games get a quarter.
+    """
+    k = max(_SCALE, len(m.undecided))
+    return budget * _SCALE * _SCALE // (k * k)
 
 
 class _Budget(Exception):
@@ -203,7 +219,9 @@ class Solver(Ranker):
             if memo is not None:
                 self._proven[memo] = (result, limit)
             return result
-        self._search(objective, i, fixed, floor, limit, incumbent, self._hint(objective, i, fixed), _POLISH)
+        # under a condition (the per-game effects) the search starts from the condition's best scenario: no polish
+        polishing = 0 if fixed else _POLISH
+        self._search(objective, i, fixed, floor, limit, incumbent, self._hint(objective, i, fixed), polishing)
         value, scenario = incumbent.value, incumbent.scenario
         assert scenario is not None  # every node with bounds that meet is completed; the root at least
         proven = value if self.open_bound is None else min(value, self.open_bound)
@@ -314,6 +332,7 @@ class Solver(Ranker):
         goal = sign * target
         limit = self.budget if budget is None else budget
         unconditional = self.reach(i, objective, target, budget=limit)
+        first = self.nodes
         answers: list[bool | None] = [unconditional.possible]
         for c in range(1, self.known.width):
             found = self.known.best(objective, i, c)
@@ -327,13 +346,14 @@ class Solver(Ranker):
                 answers.append(False)
             else:
                 answers.append(None if reached is None else reached[0].possible)
-        self.nodes = 0
-        if None in answers[1:]:
+        self.nodes = first
+        if None in answers[1:] and first < limit:
             self._near(i, objective, goal, answers)
-        if None in answers[1:]:
-            answers, self.nodes = cover(self, i, objective, target, answers, limit)
+        near = self.nodes
+        if None in answers[1:] and near < limit:
+            answers, spent = cover(self, i, objective, target, answers, limit - near)
             answers[0] = unconditional.possible
-            spent = self.nodes
+            spent += near
             for c, answer in enumerate(answers[1:], start=1):
                 if answer is None and spent < limit:  # the other outcomes of i's own games, or what ran out
                     answer = self.reach(
@@ -360,12 +380,13 @@ class Solver(Ranker):
             if answers[c] is not None:
                 continue
             g, o = self.known.unpack(c)
+            self.nodes += 1  # a ranking costs about what a node does
             leaf = self.evaluate((*witness[:g], o, *witness[g + 1 :]))
             if sign * leaf.value(objective, i) > goal and objective in ("rank_best", "rank_worst"):
                 inc = Incumbent(objective, i, goal + 1, None)
                 self.apply(g, o)
                 free = [h for h in range(self.k) if self.assign[h] == -1]
-                polish(self, objective, i, inc, goal, [{h: witness[h] for h in free}], _NEAR_POLISH)
+                self.nodes += polish(self, objective, i, inc, goal, [{h: witness[h] for h in free}], _NEAR_POLISH)
                 self.undo(g)
                 if inc.scenario is not None:
                     leaf = self.evaluate(inc.scenario)
@@ -448,7 +469,7 @@ class Solver(Ranker):
             lo = max(lo, tight)
             if inc.value <= lo:
                 return
-            if root and guide is not None:
+            if root and guide is not None and self.free > _SMALL:  # a small tree is searched faster than primed
                 starts = []
                 if objective != "lead_min":
                     starts = self.starts(objective, i, side)
@@ -462,8 +483,10 @@ class Solver(Ranker):
                     repair(self, objective, i, inc, lo, side)
                     if inc.value <= lo:
                         return
-                    effort = min(self.polishing, 2 * self.limit)  # a ranking costs about what a node does
-                    polish(self, objective, i, inc, lo, [*starts, *self._known_starts(inc)], effort)
+                    # a ranking costs about what a node does: the local search spends the query's nodes
+                    effort = min(self.polishing, self.limit - self.nodes)
+                    if effort > 0:
+                        self.nodes += polish(self, objective, i, inc, lo, [*starts, *self._known_starts(inc)], effort)
                     if inc.value <= lo:
                         return
         g = self._branch(weight)

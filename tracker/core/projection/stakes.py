@@ -34,13 +34,14 @@ from typing import Final, Literal
 from tracker.core.crosstable import Tournament
 from tracker.core.events import GameResult
 from tracker.core.projection.model import model_of
-from tracker.core.projection.solver import Objective, Solver
+from tracker.core.projection.solver import Objective, Solver, scaled
 
 LineState = Literal["clinched", "playoff", "open", "eliminated", "unknown"]
 
-#: Nodes all stake queries may expand together (a few seconds of search at most), one player's extreme (the
+#: Nodes all stake queries may expand together (a few seconds of search at most; fewer past 30 games:
+#: solver.scaled), one player's extreme (the
 #: states of today), and one question under every condition at once.
-STAKES_BUDGET: Final = 400_000
+STAKES_BUDGET: Final = 120_000
 STAKES_EXTREME_BUDGET: Final = 25_000
 STAKES_QUERY_BUDGET: Final = 15_000
 
@@ -201,7 +202,7 @@ def stakes(t: Tournament, *, budget: int = STAKES_BUDGET, solver: Solver | None 
     lines = lines_of(t)
     playoff = t.opened.playoff
     solver = solver if solver is not None else Solver(m)
-    search = _States(solver, lines, playoff, budget)
+    search = _States(solver, lines, playoff, scaled(budget, m))
     by_start = sorted(range(n), key=lambda i: t.start_nos[i])
     today: dict[int, tuple[LineState, ...]] = {}
     exact = True
