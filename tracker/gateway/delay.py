@@ -35,14 +35,27 @@ from collections import deque
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 from websockets.asyncio.server import ServerConnection
 
+from tracker.gateway.history import History
 from tracker.protocol import StandingsPayload, snapshot_message
 
-if TYPE_CHECKING:
-    from tracker.gateway.hub import Channel
+
+class Channel(Protocol):
+    """What the delays read of their hub channel (:class:`tracker.gateway.hub.Channel`)."""
+
+    @property
+    def tournament(self) -> str: ...
+    @property
+    def history(self) -> History: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def published_at(self) -> float: ...
+    def snapshot(self) -> bytes: ...
+
 
 #: Bytes of kept messages (stakes, cues, boards) all channels' delayed subscribers may share.
 SIDE_BUDGET: Final = 32 << 20
