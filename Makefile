@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 
 CHECKOV_VENV ?= .venv-checkov
 
-.PHONY: demo test check lint typecheck imports schema bench soak chaos screenshots browser engine clean checkov cluster wheel
+.PHONY: demo test check lint typecheck imports schema i18n bench soak chaos screenshots browser engine clean checkov cluster wheel
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ lint: $(VENV)/.installed
 # regenerate the published JSON Schemas (docs/schema) after changing a message or an event
 schema: $(VENV)/.installed
 	$(PY) -m tracker.schema docs/schema
+
+# extract every message of the code into tracker/i18n/locale/tracker.pot and merge it into each language's PO
+# file (then translate what it reports untranslated; the tests fail until every language has every key)
+i18n: $(VENV)/.installed
+	$(PY) -m tracker.i18n.extract
 
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy

@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import compress, pairwise
-from math import gcd
 from operator import attrgetter, itemgetter, ne, neg
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
 from tracker.core.events import Rules, Scoring
 from tracker.core.line import koya_threshold
 from tracker.core.order import TieBreak
+from tracker.core.phrases import format_points as format_points
+from tracker.core.phrases import format_ratio as format_ratio
 from tracker.core.scoring import Units
 from tracker.core.tiebreaks import parse_tiebreaks, rule_of
 from tracker.core.tiebreaks.rule import Column, Rule
@@ -289,31 +290,3 @@ def exact(numerator: int, denominator: int) -> Fraction:
     same object makes comparing two standings cheap.
     """
     return _fractions(denominator)[numerator]
-
-
-def format_points(value: Fraction) -> str:
-    """Points as people write them: ``3``, ``2½``, ``½``, ``14¾``, ``−1¼``, otherwise a short decimal (``9.3``).
-
-    Quarters come from Sonneborn-Berger (a draw against a player on 2½);
-    the pages write them the same way.
-    """
-    return format_ratio(value.numerator, value.denominator)
-
-
-def format_ratio(numerator: int, denominator: int) -> str:
-    """:func:`format_points` of ``numerator / denominator`` (``denominator`` > 0, any terms), from integers."""
-    if numerator < 0:
-        return "−" + format_ratio(-numerator, denominator)
-    common = gcd(numerator, denominator)
-    numerator //= common
-    denominator //= common
-    whole, rest = divmod(numerator, denominator)
-    if rest == 0:
-        return str(whole)
-    glyph = _GLYPHS.get((rest, denominator))
-    if glyph is not None:
-        return f"{whole}{glyph}" if whole else glyph
-    return f"{numerator / denominator:g}"
-
-
-_GLYPHS: Final = {(1, 4): "¼", (1, 2): "½", (3, 4): "¾"}

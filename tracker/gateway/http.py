@@ -50,6 +50,7 @@ from tracker.gateway.auth import handshake_origin_allowed
 from tracker.gateway.backend import Backend
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import CONTENT_TYPE, Metrics
+from tracker.i18n import LANGUAGES, page_catalogue
 from tracker.protocol import MAX_DELAY
 
 RECENT = 30  # updates in /api/tournaments/{id}/recent
@@ -129,6 +130,8 @@ class Http:
             return text(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE)
         if parts[:1] == ["static"] and len(parts) == 2:
             return static(parts[1], request)
+        if parts[:2] == ["static", "i18n"] and len(parts) == 3:
+            return catalogue(parts[2], request)
         page = PAGES.get(parts[0] if parts else "")
         if page is not None and len(parts) <= 2:
             return static(page, request)
@@ -327,6 +330,28 @@ def static(name: str, request: Request | None = None) -> Response:
     asset = assets().get(name) if "/" not in name and not name.startswith(".") else None
     if asset is None:
         return text(HTTPStatus.NOT_FOUND, "not found\n")
+    return _serve(asset, name, request)
+
+
+def catalogue(name: str, request: Request | None = None) -> Response:
+    """``/static/i18n/<code>.json``: a language's catalogue for the pages (:func:`tracker.i18n.page_catalogue`).
+
+    Its address names the language, not the release, so it is revalidated (ETag) like a page; a language
+    tracker does not speak is a 404, which the pages take as "try the next one".
+    """
+    code = name.removesuffix(".json")
+    if not name.endswith(".json") or code not in LANGUAGES:
+        return text(HTTPStatus.NOT_FOUND, "not found\n")
+    return _serve(_catalogue_asset(code), name, request)
+
+
+@cache
+def _catalogue_asset(code: str) -> Asset:
+    body = page_catalogue(code)
+    return Asset(f"i18n/{code}.json", body, "application/json", f'"{hashlib.sha256(body).hexdigest()[:16]}"', None)
+
+
+def _serve(asset: Asset, name: str, request: Request | None) -> Response:
     immutable = asset.hashed == name
     if request is not None and not immutable and asset.etag in _etags(request.headers.get("If-None-Match", "")):
         headers = Headers([("ETag", asset.etag), ("Cache-Control", REVALIDATE), ("Connection", "close")])
