@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tracker.cli.logs import configure_logging
-from tracker.cli.tables import print_table
+from tracker.cli.tables import print_table, provisional_notes
 from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
@@ -60,7 +60,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     state = state_from(tf)
     table = standings(state)
     if args.format == "json":
-        document: dict[str, object] = {**standings_json(table), "notes": list(tf.notes)}
+        document: dict[str, object] = {**standings_json(table), "notes": [*tf.notes, *provisional_notes(state, table)]}
         if args.project:
             from tracker.core.projection import project
             from tracker.protocol import projection_json
@@ -75,7 +75,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
         sys.stdout.write(export_trf(state))
     else:
-        print_table(table, console)
+        print_table(table, console, state)
     return 0 if not args.project else _project(state)
 
 

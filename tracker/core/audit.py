@@ -38,7 +38,8 @@ from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import Basis, ByeKind, ByeRecorded, Event, ResultRecorded, Rules, TournamentOpened
 from tracker.core.standings import Standings, format_points, standings
-from tracker.core.tiebreaks import parse_tiebreaks
+from tracker.core.tiebreaks import parse_tiebreak, parse_tiebreaks, rule_of
+from tracker.core.tiebreaks.de import place_words
 
 #: The name of the place column in :class:`Disagreement.what`.
 RANK: Final = "rank"
@@ -65,12 +66,20 @@ class Disagreement:
     cause: str
 
     def sentence(self) -> str:
-        """E.g. ``"Caruana (2): rank 2, tracker 1 — different basis (…)"``."""
+        """E.g. ``"Caruana (2): rank 2, tracker 1 — different basis (…)"``; a DE value as a place (``2nd``)."""
         label = "place" if self.what == RANK else self.what
         return (
-            f"{self.name} ({self.start_no}): {label} {format_points(self.official)} in the official standings, "
-            f"{format_points(self.computed)} computed — {self.cause}"
+            f"{self.name} ({self.start_no}): {label} {shown(self.what, self.official)} in the official standings, "
+            f"{shown(self.what, self.computed)} computed — {self.cause}"
         )
+
+
+def shown(what: str, value: Fraction) -> str:
+    """A figure as the pages and the CLI write it: a place among the tied for a kind decided inside groups (DE:
+    ``1st``, ``—``), points otherwise (``2½``)."""
+    if what != RANK and rule_of(parse_tiebreak(what)).grouped:
+        return place_words(int(value))
+    return format_points(value)
 
 
 def audit(
@@ -260,7 +269,8 @@ def _order_cause(table: Standings, declared: tuple[str, ...], start_no: int, off
         if a != b and code in declared:
             return (
                 f"the declared tie-breaks order {mine.name} and {other.name} the other way "
-                f"({code}: {format_points(a)} against {format_points(b)})"
+                f"({code}: {shown(code, a)} against {shown(code, b)}"
+                + (" among the tied players)" if rule_of(parse_tiebreak(code)).grouped else ")")
             )
     return f"{mine.name} and {other.name} are tied on every declared tie-break (lots or a later criterion decided)"
 

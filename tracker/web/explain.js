@@ -29,10 +29,25 @@ function tiedBefore(payload, row, code) {
   return payload.standings.filter((r) => r.points === row.points && before.every((c) => r.tiebreaks[c] === row.tiebreaks[c]));
 }
 
+/** A DE value as every interface writes it (the server's place among the tied): "1st", "2nd", "—" for 0. */
+export function placeWords(place) {
+  if (!place || place <= 0) return "—";
+  const n = Math.round(place);
+  const suffix = n % 100 >= 10 && n % 100 <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[n % 10] || "th";
+  return `${n}${suffix}`;
+}
+
+/** Games a round robin has between two players (two per pair in a double round robin). */
+function meetings(payload) {
+  const n = payload.standings.length;
+  return n > 1 && payload.rounds >= 2 * (n - 1) ? 2 : 1;
+}
+
 /**
- * What a DE value means for `row`: {text, title, won} or null when DE is 0.
- * `text` is the points scored against the other tied players, of the games
- * played against them; `won` when the row is first in the mini-match alone.
+ * What a DE value means for `row`: {text, title, provisional, won}, or null when DE is 0.
+ * `text` is the place among the players tied before it ("1st", as the CLI and `tracker check` write it),
+ * with "*" while two of them have still to meet (the games between them can change it: provisional);
+ * the title says who is tied and the points scored against them.
  */
 export function directEncounter(payload, row, code = "DE") {
   const place = row.tiebreaks[code];
@@ -47,16 +62,20 @@ export function directEncounter(payload, row, code = "DE") {
       games += 1;
     }
   }
+  const cycles = meetings(payload);
+  const unmet = payload.provisional ? group.flatMap((a, i) => group.slice(i + 1)
+    .filter((b) => gamesAgainst(a, b.start_no).length < cycles).map((b) => `${shortName(a.name)}–${shortName(b.name)}`)) : [];
   const sharing = group.filter((r) => r.tiebreaks[code] === place).length;
   const won = place === 1 && sharing === 1;
   const others = group.filter((r) => r.start_no !== row.start_no).map((r) => shortName(r.name)).join(", ");
-  const ordinal = `${place}${place === 1 ? "st" : place === 2 ? "nd" : place === 3 ? "rd" : "th"}`;
   return {
-    text: `${fmt(scored)}/${games}`,
+    text: placeWords(place) + (unmet.length ? "*" : ""),
     won,
-    title: `Direct encounter among the ${group.length} players tied on ${fmt(row.points)} (${others}): `
-      + `${fmt(scored)} point${scored === 1 ? "" : "s"} from ${games} game${games === 1 ? "" : "s"} against them; `
-      + `${won ? "won the mini-match" : `${ordinal} of ${group.length}${sharing > 1 ? " (shared)" : ""}`}`,
+    provisional: unmet.length > 0,
+    title: `Direct encounter: ${placeWords(place)} of the ${group.length} players tied on ${fmt(row.points)}`
+      + `${sharing > 1 ? " (shared)" : ""} (with ${others}): ${fmt(scored)} point${scored === 1 ? "" : "s"} from `
+      + `${games} game${games === 1 ? "" : "s"} against them`
+      + (unmet.length ? `; provisional: ${unmet.join(", ")} still to play` : ""),
   };
 }
 
@@ -111,7 +130,7 @@ export function whyAbove(payload, a, b) {
   for (const code of payload.codes || []) {
     const u = upper.tiebreaks[code], l = lower.tiebreaks[code];
     if (u === l) {
-      lines.push(`Equal on ${code} (${code === "DE" ? "no separation" : fmt(u)}).`);
+      lines.push(`Equal on ${code} (${code.toUpperCase() === "DE" ? (u ? `both ${placeWords(u)}` : "no separation") : fmt(u)}).`);
       continue;
     }
     const info = columnInfo(payload, code);
@@ -120,8 +139,10 @@ export function whyAbove(payload, a, b) {
       const du = directEncounter(payload, upper, code), dl = directEncounter(payload, lower, code);
       const h2h = gamesAgainst(upper, lower.start_no);
       const scored = h2h.reduce((sum, [, , , c]) => sum + ((scoringOf(payload) || {})[c] ?? 0), 0);
-      lines.push(`${info.name} decides: ${U} ${du ? du.text : "—"}, ${L} ${dl ? dl.text : "—"} against the tied players`
-        + (h2h.length ? `; ${U} scored ${fmt(scored)} of ${h2h.length} against ${L}.` : "."));
+      lines.push(`${info.name} (${code}) decides: ${U} ${du ? du.text : "—"}, ${L} ${dl ? dl.text : "—"} among the tied players`
+        + (info.better ? ` (${info.better})` : "")
+        + (h2h.length ? `; ${U} scored ${fmt(scored)} of ${h2h.length} against ${L}` : `; ${U} and ${L} have not played each other`)
+        + (du?.provisional || dl?.provisional ? "; provisional: the tied players have not all met yet." : "."));
     } else {
       lines.push(`${info.name} (${code}) decides: ${U} ${fmt(u)}, ${L} ${fmt(l)}${info.better ? ` (${info.better})` : ""}.`);
       if (isKoya(code)) {

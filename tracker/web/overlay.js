@@ -7,7 +7,9 @@
 // shows while the connection is down, or nothing: for on air),
 // legend=order (a line saying what the ranking is decided by), mode=live (the
 // table as the games in progress stand, arrows against the official ranks:
-// an estimate), boards=1 (an eval bar per game in progress).
+// an estimate), boards=1 (an eval bar per game in progress), delay=N (a
+// spoiler delay: everything N seconds late; the title and "delayed by N s"
+// show at once, before the delayed standings arrive).
 // The parameters are the table OVERLAY_PARAMS (params.js) that this script
 // and stakes.js both read; one that is not understood is reported once in
 // the console and ignored (its default applies).
@@ -18,6 +20,7 @@ import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tou
 import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
 import { arrow, mountOverlayLive } from "/static/boards.js";
 import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
+import { placeWords } from "/static/explain.js";
 
 const params = readParams(location.search, OVERLAY_PARAMS, "overlay");
 const { top, theme, scale } = params;
@@ -37,6 +40,25 @@ const $ = (id) => document.getElementById(id);
 const rowsBox = $("rows");
 const rowEls = new Map();  // start_no → row element
 let current = null;
+const delayed = params.delay > 0 ? Math.round(params.delay * 10) / 10 : 0;
+let knownName = "";
+
+/**
+ * A delayed overlay shows something at once: the tournament's name (from the list of tournaments, which
+ * holds no result) and "delayed by N s", until the standings of N seconds ago arrive.
+ */
+async function delayedTitle() {
+  fill($("progress"), el("span", { class: "delayed" }, `delayed by ${delayed} s`));
+  try {
+    const response = await fetch("/api/tournaments");
+    const found = response.ok ? (await response.json()).tournaments.find((t) => t.id === tournament) : null;
+    if (found?.name) knownName = found.name;
+  } catch {
+    // the name comes with the delayed standings
+  }
+  if (!current) fill($("title"), knownName || tournament);
+}
+if (delayed) delayedTitle();
 
 /** The columns asked for, resolved against the tournament's codes. */
 function columns(payload) {
@@ -63,6 +85,7 @@ function resolve(names, codes) {
       label: code,
       value: (r) => (code in r.tiebreaks ? r.tiebreaks[code] : null),
       provisional: code.toUpperCase().startsWith("KS"),
+      show: code.toUpperCase() === "DE" ? placeWords : fmt,  // DE is a place among the tied, as everywhere
     };
   });
 }
@@ -74,11 +97,12 @@ function render(payload) {
   document.documentElement.style.setProperty("--cols", String(cols.length));
   document.documentElement.dataset.provisional = String(!!payload.provisional);
 
-  fill($("title"), payload.name || "Waiting for the tournament to open…");
+  fill($("title"), payload.name || knownName || "Waiting for the tournament to open…");
   const n = payload.standings.length;
   const round = Math.max(0, ...payload.standings.flatMap((r) => r.results.map((x) => x[0])));
   const total = payload.rounds * Math.floor(n / 2);
-  fill($("progress"), n ? `${round ? `Rd ${round} · ` : ""}${payload.games_played}/${total || "?"}${payload.provisional ? "" : " · final"}${payload.rules ? ` · C.07 ${payload.rules}` : ""}` : "");
+  fill($("progress"), n ? `${round ? `Rd ${round} · ` : ""}${payload.games_played}/${total || "?"}${payload.provisional ? "" : " · final"}${payload.rules ? ` · C.07 ${payload.rules}` : ""}` : "",
+    delayed ? el("span", { class: "delayed", title: `spoiler delay: everything here is ${delayed} s late` }, `${n ? " · " : ""}delayed by ${delayed} s`) : null);
 
   fill(
     $("columns"),
@@ -126,7 +150,7 @@ function render(payload) {
       cols.map((c) => {
         const value = c.value(row);
         return el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "cell" },
-          el("span", { class: "v" }, value === null ? "–" : fmt(value)),
+          el("span", { class: "v" }, value === null ? "–" : (c.show || fmt)(value)),
           c.provisional && payload.provisional ? el("span", { class: "prov", title: note }, "*") : null);
       }),
     );

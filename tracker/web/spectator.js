@@ -71,8 +71,8 @@ function tiebreakCell(row, code) {
   const prov = payload.provisional && isKoya(code) ? el("span", { class: "prov", title: provisionalWords(payload) }, "*") : null;
   if (code.toUpperCase() === "DE") {
     const de = directEncounter(payload, row, code);
-    return el("td", { class: `num de${de?.won ? " won" : ""}`, dataset: { code }, title: de ? de.title : "No tie to break by direct encounter (or it stays tied)" },
-      el("span", { class: "v", dataset: { value } }, de ? de.text : "—"), de?.won ? el("span", { class: "won-mark" }, " ✓") : null);
+    return el("td", { class: `num de${de?.won ? " won" : ""}${de?.provisional ? " provisional" : ""}`, dataset: { code, provisional: String(!!de?.provisional) }, title: de ? de.title : "No tie to break by direct encounter (or it stays tied)" },
+      el("span", { class: "v", dataset: { value } }, de ? de.text : "—"));
   }
   return el("td", { class: "num", dataset: { code } }, el("span", { class: "v", dataset: { value } }, fmt(value)), prov);
 }
@@ -104,6 +104,7 @@ function renderStandings(changed) {
   fill(table, head, body);
   fill($("legend"),
     payload.provisional ? el("span", null, "* provisional: Koya as if the event ended now; final once the last game is in. ") : null,
+    payload.provisional && codes.some((c) => c.toUpperCase() === "DE") ? el("span", null, "DE is the place among the players tied before it (1st best); * while two of them have still to meet. ") : null,
     payload.provisional ? el("span", null, "Points in bold are settled (all the player's games are in); \"locked\": a rank no remaining result can change. ") : null,
     el("span", null, "Green bar: on or above the 50% line (counts in opponents' Koya). Click a player for the Koya breakdown."));
   fill($("columns-legend"),

@@ -13,7 +13,8 @@ const STATE_WORDS = {
   clinched: "clinched", playoff: "at least a play-off", open: "open", eliminated: "out", unknown: "not decided yet",
 };
 const MAX_DELAY = 600;
-const CUE_MS = 5000;
+const CUE_MS = 5000;      // how long a lower third stays when nothing newer is waiting
+const CUE_MIN_MS = 1500;  // how long it stays at least when a newer update's cue is waiting
 const CUE_ORDER = ["clinched", "leader", "lost", "overtake"];
 const CUE_LABELS = { clinched: "CLINCHED", lost: "OUT", leader: "LEADER", overtake: "TIE-BREAK" };
 
@@ -39,6 +40,19 @@ function pct(x) {
   if (x >= 0.9995) return "100%";
   if (x > 0 && x < 0.0005) return "<0.1%";
   return `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+}
+
+/**
+ * A chance as shown: "out" where the exact stakes say the player can no longer reach that line (the
+ * estimate's 0.0% would read as "unlikely"), the estimate otherwise.  `places` 1 is 1st (judged on
+ * tie-breaks: with a play-off for 1st the estimate stands).
+ */
+function chanceCell(message, startNo, places, chance) {
+  const line = message.players.find((p) => p.start_no === startNo)?.lines.find((l) => l.places === places);
+  if (line?.state === "eliminated" && !(places === 1 && message.playoff)) {
+    return el("span", { class: "out", title: "eliminated: no result of the remaining games brings this line within reach (exact)" }, "out");
+  }
+  return pct(chance);
 }
 
 function outcomeWords(result, white, black) {
@@ -83,9 +97,9 @@ function chancesTable(message) {
         showLines.map((l) => el("th", { class: "num", scope: "col" }, l.name)))),
       el("tbody", null, rows.map((p) => el("tr", { dataset: { start: p.start_no } },
         el("td", null, who.get(p.start_no) || String(p.start_no)),
-        el("td", { class: "num" }, pct(p.first)),
+        el("td", { class: "num" }, chanceCell(message, p.start_no, 1, p.first)),
         message.playoff ? el("td", { class: "num" }, pct(p.playoff ?? 0)) : null,
-        p.lines.filter((l) => l.places !== 1).map((l) => el("td", { class: "num" }, pct(l.chance))))))));
+        p.lines.filter((l) => l.places !== 1).map((l) => el("td", { class: "num" }, chanceCell(message, p.start_no, l.places, l.chance))))))));
 }
 
 /**
@@ -136,14 +150,28 @@ export function mountOverlayStakes(params) {
   const box = el("div", { id: "stakes-box", class: "stakes-box", hidden: true });
   const third = el("div", { id: "cue", class: "cue", hidden: true, role: "status", "aria-live": "polite" });
   document.body.append(box, third);
-  // cues queue up: each lower third stays CUE_MS, the most important first (a clinch before an overtake)
+  // cues queue up: each lower third stays CUE_MS, the most important of an update first (a clinch before an
+  // overtake), updates in order; a lower third gives way after CUE_MIN_MS once a newer update's cue waits, so
+  // cues keep up with results a few seconds apart instead of lagging one result behind
   const queue = [];
   let busy = false;
+  let timer = null;
+  let shownAt = 0;
+  let showing = null;
+  const rank = (m) => [m.seq, CUE_ORDER.indexOf(m.kind)];
+  const schedule = () => {
+    clearTimeout(timer);
+    const newer = queue.some((q) => showing && q.seq > showing.seq);
+    const stay = newer ? Math.max(0, CUE_MIN_MS - (Date.now() - shownAt)) : CUE_MS - (Date.now() - shownAt);
+    timer = setTimeout(showNext, Math.max(0, stay));
+  };
   const showNext = () => {
-    if (!queue.length) { busy = false; third.hidden = true; return; }
+    if (!queue.length) { busy = false; showing = null; third.hidden = true; return; }
     busy = true;
-    queue.sort((a, b) => CUE_ORDER.indexOf(a.kind) - CUE_ORDER.indexOf(b.kind));
+    queue.sort((a, b) => rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]);
     const m = queue.shift();
+    showing = m;
+    shownAt = Date.now();
     fill(third, el("span", { class: `cue-kind ${m.kind}` }, CUE_LABELS[m.kind] || m.kind), el("span", { class: "cue-text" }, m.text));
     third.dataset.kind = m.kind;
     third.dataset.seq = String(m.seq);
@@ -151,13 +179,14 @@ export function mountOverlayStakes(params) {
     third.classList.remove("show");
     void third.offsetWidth;  // restart the slide-in
     third.classList.add("show");
-    setTimeout(showNext, CUE_MS);
+    schedule();
   };
   return (m) => {
     if (m.type === "cue" && cuesWanted) {
       queue.push(m);
       if (queue.length > 20) queue.splice(0, queue.length - 20);
-      if (!busy) { busy = true; setTimeout(showNext, 150); }  // cues of one update arrive together
+      if (!busy) { busy = true; timer = setTimeout(showNext, 150); }  // cues of one update arrive together
+      else if (showing) schedule();  // a newer update's cue shortens the one on screen
       return;
     }
     if (m.type !== "stakes") return;
@@ -174,7 +203,7 @@ export function mountOverlayStakes(params) {
       const top = [...m.chances.players].sort((a, b) => b.first - a.first).slice(0, 5);
       fill(box, el("div", { class: "stakes-title" }, "Chances of 1st ", el("span", { class: "badge estimate" }, "estimate from ratings")),
         el("ol", { class: "chance-list" }, top.map((p) => el("li", { dataset: { start: p.start_no } },
-          el("span", null, shortName(who.get(p.start_no) || String(p.start_no))), el("span", { class: "num" }, pct(p.first))))));
+          el("span", null, shortName(who.get(p.start_no) || String(p.start_no))), el("span", { class: "num" }, chanceCell(m, p.start_no, 1, p.first))))));
     }
   };
 }

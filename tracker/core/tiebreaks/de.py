@@ -12,7 +12,16 @@ The members are ordered by that score; sub-groups still tied are decided
 again on the games inside them, until nothing changes.  The value is the
 place inside the group (1 = best, shared places repeat), and 0 for every
 member when the group stays completely tied, or when there is no tie to
-break.  Lower is better.
+break.  Lower is better.  It is the value the FIDE TEC tie-break server
+reports for DE, and every interface writes it the same way, as a place
+(:func:`place_words`: ``1st``, ``2nd``, ``—`` for 0).
+
+Mid-event the tied players may not all have met yet.  C.07 §6 compares the
+games between the tied players; a round robin compares the games that
+exist (the FIDE TEC server reads a round robin so; its "could the missing
+games change it" test is for Swiss events), so a DE among players with a
+game still to play against each other is provisional: :func:`unsettled`
+says which groups, and the pages and the CLI mark them.
 
 The projection's search, before the group is known, bounds the first
 split by :func:`group_difference`: the members certain to be in the group
@@ -150,6 +159,23 @@ def group_difference(s: Span, j: int, i: int, certain: Sequence[int], possible: 
     return lo, hi, inert
 
 
+def place_words(place: int) -> str:
+    """A DE value as every interface writes it: ``1st``, ``2nd``, ``3rd``, ``11th`` …, ``—`` for 0 (no separation)."""
+    if place <= 0:
+        return "—"
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def unsettled(t: Tournament, members: Sequence[int]) -> bool:
+    """Whether a DE among ``members`` (player indices, tied before DE) can still change: two of them still have a
+    game to play against each other (fewer meetings than the round robin's cycles) and the event is not over."""
+    if t.complete:
+        return False
+    n, games, cycles = t.n, t.pair_games, t.cycles
+    return any(games[i * n + j] < cycles for k, i in enumerate(members) for j in members[k + 1 :])
+
+
 def places(t: Tournament, group: list[int]) -> dict[int, int]:
     return resolve(group, live_scores(t))
 
@@ -162,10 +188,11 @@ RULE = Rule(
     kind="DE",
     name="Direct encounter",
     what=lambda tb: (
-        "among players tied on everything before it: the points they scored in their games against each other "
-        "(— when there is no tie to break or it stays tied)"
+        "among players tied on everything before it: their place by the points they scored in their games "
+        "against each other, decided again among those still tied (— when there is no tie to break or it stays "
+        "tied; * while two of them have still to meet)"
     ),
-    better="more points against the tied players is better; ✓ won the mini-match",
+    better="1st is best (lower is better)",
     lower_first=True,
     listed=1,
     places=places,
