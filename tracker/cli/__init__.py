@@ -10,6 +10,7 @@ sentence and exit non-zero, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,6 +20,7 @@ from tracker.cli.commands import (
     cmd_cluster,
     cmd_follow,
     cmd_gateway,
+    cmd_new,
     cmd_replay,
     cmd_standings,
     cmd_up,
@@ -207,6 +209,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(run=cmd_check)
 
+    p = sub.add_parser(
+        "new",
+        help="write the TRF of a round robin from a start list (CSV or text) with FIDE's Berger tables as its schedule",
+    )
+    p.add_argument("players", metavar="FILE", help="the players in pairing-number order: a .csv with a header, or text")
+    p.add_argument("--name", help="the tournament's name (default: the file's name)")
+    p.add_argument("--cycles", type=int, choices=(1, 2), default=1, help="1: single round robin, 2: double")
+    p.add_argument("--tiebreaks", metavar="CODES", help="the order after PTS, e.g. DE,SB,KS,WON (the default)")
+    _rules_option(p)
+    p.add_argument("--start-date", metavar="YYYY/MM/DD", help="written as record 042 (it also says the C.07 edition)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the TRF here (default: standard output)")
+    p.set_defaults(run=cmd_new)
+
     p = sub.add_parser("up", help="run the embedded tracker: journal, processor, gateway, pages")
     p.add_argument("--demo", action="store_true", help="replay a bundled real tournament at a watchable pace")
     p.add_argument("--data-dir", help="where the journal lives (default ./data; a fresh temp dir with --demo)")
@@ -225,6 +240,13 @@ def parser() -> argparse.ArgumentParser:
     _token_file_option(p)
     p.add_argument("--broker", help="kafka://HOST:PORT to produce to the results topic directly")
     p.add_argument("--rate", type=float, metavar="EVENTS_PER_S")
+    p.add_argument(
+        "--verdict-wait",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="with --broker: seconds to wait for a worker to apply or reject every event (0: produce only)",
+    )
     _kafka_options(p)
     p.set_defaults(run=cmd_replay)
 
@@ -322,6 +344,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TrackerError as exc:
         err.print(f"tracker {args.command}: {exc}", markup=False)
         return 1
+    except BrokenPipeError:  # the reader left (``tracker standings … | head``): nothing to say, as cat says nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush at exit must not fail again
+        return 1  # as rich does for the tables (Console.on_broken_pipe)
     except OSError as exc:
         err.print(f"tracker {args.command}: {exc}", markup=False)
         return 1

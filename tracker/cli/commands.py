@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import json
 import os
 import secrets
+import socket
 import sys
 import tempfile
 from collections.abc import Coroutine
@@ -23,10 +25,10 @@ from tracker.cli.tables import print_table, provisional_notes
 from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
-from tracker.core.events import Line
+from tracker.core.events import Line, Rules
 from tracker.core.standings import standings
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
-from tracker.formats import state_from
+from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
 from tracker.protocol import standings_json
 
@@ -131,6 +133,44 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if found else 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    """``tracker new PLAYERS``: a TRF of the round robin with its Berger schedule, ready for ``tracker replay``."""
+    import re
+
+    from tracker.formats.base import file_stem
+    from tracker.formats.files import decode_text
+    from tracker.formats.startlist import berger_tournament, parse_startlist
+    from tracker.formats.trf import export_trf
+
+    try:
+        data = Path(args.players).read_bytes()
+    except OSError as exc:
+        raise TrackerError(f"{args.players}: cannot read the file: {exc.strerror or exc}") from None
+    text, _ = decode_text(data, args.players)
+    players = parse_startlist(text, args.players)
+    if args.start_date and not re.fullmatch(r"\d{4}/\d{2}/\d{2}", args.start_date):
+        raise TrackerError(f"--start-date takes YYYY/MM/DD, not {args.start_date!r}")
+    rules: Rules = args.rules or ("2024" if args.start_date and args.start_date < "2026/03/01" else "2026")
+    codes = ("PTS", *(c for c in parse_code_list(args.tiebreaks) if c != "PTS")) if args.tiebreaks else None
+    tf = berger_tournament(
+        players,
+        args.name or file_stem(args.players),
+        cycles=args.cycles,
+        rules=rules,
+        start_date=args.start_date or "",
+        path=args.players,
+        **({"tiebreaks": codes} if codes else {}),
+    )
+    trf = export_trf(state_from(tf))
+    if args.output:
+        Path(args.output).write_text(trf, encoding="utf-8")
+        rounds = tf.opened.rounds
+        err.print(f"tracker new: {len(players)} players, {rounds} rounds (FIDE Berger tables) written to {args.output}")
+    else:
+        sys.stdout.write(trf)
+    return 0
+
+
 def _names_tiebreaks(path: str) -> bool:
     """Whether a TRF file has a ``202`` or ``212`` record (its own tie-break order)."""
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -223,17 +263,58 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
     )
 
 
+def port_is_free(host: str, port: int) -> None:
+    """Refuse, in one sentence, a port another program listens on, before anything is created.
+
+    Binds (with ``SO_REUSEADDR``, as the server will) every address ``host``
+    resolves to; raises :class:`TrackerError` naming the port when one of them
+    is taken.  Port 0 (any free port) is always free.
+    """
+    if port == 0:
+        return
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise TrackerError(f"cannot listen on {host}: {exc.strerror}") from None
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise TrackerError(
+                        f"port {port} on {host} is already in use (another tracker up?): stop it or choose "
+                        "another with --port; nothing was created"
+                    ) from None
+                if exc.errno == errno.EACCES:
+                    raise TrackerError(f"port {port} needs privileges: choose one above 1023 with --port") from None
+                raise
+
+
 def cmd_up(args: argparse.Namespace) -> int:
+    """``tracker up``: a busy port is refused before anything is created; the demo's journal goes with it."""
+    configure_logging(args.log_level, args.log_format)
+    port_is_free(args.host, args.port)
+    scratch: tempfile.TemporaryDirectory[str] | None = None
+    if args.data_dir:
+        data_dir = Path(args.data_dir)
+    elif args.demo:  # the demo's journal is thrown away with it
+        scratch = tempfile.TemporaryDirectory(prefix="tracker-demo-")
+        data_dir = Path(scratch.name)
+    else:
+        data_dir = Path("data")
+    try:
+        return _up(args, data_dir)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _up(args: argparse.Namespace, data_dir: Path) -> int:
     from tracker.cli.demo import DEMO_RATE, demo_file, run_demo
     from tracker.embedded.run import run_embedded
 
-    configure_logging(args.log_level, args.log_format)
-    if args.data_dir:
-        data_dir = Path(args.data_dir)
-    elif args.demo:
-        data_dir = Path(tempfile.mkdtemp(prefix="tracker-demo-"))
-    else:
-        data_dir = Path("data")
     config = server_config(args, data_dir=data_dir)
 
     def say(line: str) -> None:
@@ -291,12 +372,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     tf = read_file(args.file, args.tournament)
     total = 1 + len(tf.events)
     if args.broker:
-        from tracker.kafka.producer import replay_kafka
-
-        security = kafka_security(args)
-        asyncio.run(replay_kafka(tf, args.broker, security=security, wait=args.broker_wait, rate=args.rate))
-        print(f"replay: produced {total} events for {tf.opened.tournament} to {args.broker}")
-        return 0
+        return _replay_kafka(args, tf, total)
     if not args.url:
         err.print("tracker replay: give --url ws://HOST:PORT/ws (with --token) or --broker kafka://HOST:PORT")
         return 2
@@ -318,6 +394,36 @@ def cmd_replay(args: argparse.Namespace) -> int:
             err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
         return 1
     print(f"replay: {result.acked} of {total} events acknowledged; last seq {result.last_seq}")
+    return 0
+
+
+def _replay_kafka(args: argparse.Namespace, tf: TournamentFile, total: int) -> int:
+    """``replay --broker``: 0 once a worker applied every event, 1 for a rejection, 3 when no verdict came in time."""
+    from tracker.kafka.producer import replay_kafka
+
+    security = kafka_security(args)
+    found = asyncio.run(
+        replay_kafka(
+            tf, args.broker, security=security, wait=args.broker_wait, rate=args.rate, verdicts=args.verdict_wait
+        )
+    )
+    where = f"produced {found.produced} events for {tf.opened.tournament} to {args.broker}"
+    if args.verdict_wait <= 0:
+        print(f"replay: {where} (not waiting for the workers' verdicts: --verdict-wait 0)")
+        return 0
+    for event_id, code, reason in found.rejected:
+        err.print(f"tracker replay: event {event_id} rejected by a worker ({code}): {reason}", markup=False)
+    if found.undecided:
+        err.print(
+            f"tracker replay: {where}, but no worker applied or rejected {len(found.undecided)} of them within "
+            f"{args.verdict_wait:g} s (the first: {found.undecided[0]}); they are in the results log and will be "
+            "applied when a worker gets to them: is a worker running? (running the replay again is safe)",
+            markup=False,
+        )
+        return 3
+    if found.rejected:
+        return 1
+    print(f"replay: {where}; a worker applied all {found.applied} of {total} (last seq {found.last_seq})")
     return 0
 
 

@@ -28,13 +28,17 @@ def provisional_places(t: Tournament, s: Standings) -> dict[str, set[int]]:
         if not rule_of(parse_tiebreak(code)).grouped:
             continue
         groups: dict[tuple[object, ...], list[int]] = {}
+        placed: set[int] = set()  # "—" (no separation) is never marked, as on the pages
         for row in s.rows:
             groups.setdefault((row.points, *row.tiebreaks[:k]), []).append(row.start_no)
+            if row.tiebreaks[k]:
+                placed.add(row.start_no)
         found[code] = {
             start_no
             for members in groups.values()
             if len(members) > 1 and unsettled(t, [t.index[m] for m in members])
             for start_no in members
+            if start_no in placed
         }
     return found
 
