@@ -112,7 +112,7 @@ async def health_until(url: str, wanted: int, *, lag_zero: bool = False, timeout
 async def replay(broker: Broker, tournament: str) -> None:
     process = await asyncio.create_subprocess_exec(
         *CLI, "replay", str(data_file("fide-tec-exercise16-rr6.trf")), "--tournament", tournament,
-        "--broker", broker.url, stdout=asyncio.subprocess.DEVNULL,
+        "--broker", broker.url, "--verdict-wait", "0", stdout=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     assert await process.wait() == 0
 

@@ -4,7 +4,13 @@ Each event is one record keyed by its tournament id, its value the event's
 canonical JSON.  Records of one tournament go to one partition, in the
 order given; a record counts as sent when all in-sync replicas have it
 (``acks=all``).  Re-producing an event (a replay run twice) is harmless: a
-worker applies an event id once.  A board (a game in progress, ``tracker
+worker applies an event id once.
+
+A replay then waits for the workers' verdicts, as a submit on the
+websocket does (:func:`replay_kafka`): every record a worker reads leads to
+one ``update`` on ``tracker-standings`` (applied, or applied before) or one
+dead letter (rejected, with the worker's code and reason), which it reads
+from where those topics ended before the first record was produced.  A board (a game in progress, ``tracker
 follow`` of a live PGN) goes to ``tracker-boards`` the same way; no worker
 reads it, every gateway does (:mod:`tracker.kafka.feed`).
 """
@@ -14,24 +20,33 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka import AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from tracker.core.errors import DecodeError
 from tracker.core.events import BoardUpdated, Event, encode_board, encode_event
 from tracker.formats import TournamentFile
+from tracker.kafka.processing import decode_dead_letter
 from tracker.kafka.topics import (
     BOARDS,
     BROKER_WAIT,
+    DEAD_LETTERS,
     PLAINTEXT,
     RESULTS,
+    STANDINGS,
     BrokerError,
     KafkaSecurity,
     client_options,
     ensure_topics,
     started,
 )
+from tracker.protocol import decode_head
+
+#: Seconds ``tracker replay --broker`` waits for the workers' verdicts by default.
+VERDICT_WAIT = 30.0
 
 
 @asynccontextmanager
@@ -123,6 +138,17 @@ async def produce_events(
     return count
 
 
+@dataclass(slots=True)
+class Verdicts:
+    """What the workers said of a replay's events: applied (and the last seq), rejected, not decided in time."""
+
+    produced: int = 0
+    applied: int = 0
+    last_seq: int = 0
+    rejected: list[tuple[str, str, str]] = field(default_factory=list)  # (event id, code, reason)
+    undecided: list[str] = field(default_factory=list)  # event ids no worker decided within the wait
+
+
 async def replay_kafka(
     tf: TournamentFile,
     broker: str,
@@ -130,6 +156,72 @@ async def replay_kafka(
     security: KafkaSecurity = PLAINTEXT,
     wait: float = BROKER_WAIT,
     rate: float | None = None,
-) -> int:
-    """Produce a tournament file's opening event, then its results in round order; return the count."""
-    return await produce_events([tf.opened, *tf.events], broker, security=security, wait=wait, rate=rate)
+    verdicts: float = VERDICT_WAIT,
+) -> Verdicts:
+    """Produce a tournament file's opening event, then its results in round order; then wait for the verdicts.
+
+    Waits up to ``verdicts`` seconds after the last record for a worker to
+    apply or reject each event (0: produce only, :attr:`Verdicts.undecided`
+    then lists every event).  Raises :class:`~tracker.kafka.topics.BrokerError`
+    as :func:`produce_events` does.
+    """
+    events = [tf.opened, *tf.events]
+    if verdicts <= 0:
+        count = await produce_events(events, broker, security=security, wait=wait, rate=rate)
+        return Verdicts(produced=count, undecided=[e.id for e in events])
+    await ensure_topics(broker, security=security, wait=wait)
+    options = client_options(broker, security)
+
+    def make() -> AIOKafkaConsumer:
+        return AIOKafkaConsumer(group_id=None, enable_auto_commit=False, fetch_max_wait_ms=100, **options)
+
+    try:
+        async with started(make, broker, wait=wait, tls=security.tls) as consumer:
+            await consumer.topics()  # refreshes the metadata
+            tps = [
+                TopicPartition(topic, p)
+                for topic in (STANDINGS, DEAD_LETTERS)
+                for p in sorted(consumer.partitions_for_topic(topic) or ())
+            ]
+            consumer.assign(tps)
+            ends = await consumer.end_offsets(tps)  # before the first record: every verdict comes after
+            for tp in tps:
+                consumer.seek(tp, ends[tp])
+            count = await produce_events(events, broker, security=security, wait=wait, rate=rate)
+            found = Verdicts(produced=count)
+            await _read_verdicts(consumer, tf.opened.tournament, [e.id for e in events], verdicts, found)
+    except KafkaError as exc:
+        raise BrokerError(f"Kafka broker {broker}: {exc}") from None
+    return found
+
+
+async def _read_verdicts(consumer: Any, tournament: str, ids: list[str], seconds: float, found: Verdicts) -> None:
+    """Read updates and dead letters until every one of ``ids`` has its verdict or ``seconds`` pass."""
+    waiting = set(ids)
+    try:
+        async with asyncio.timeout(seconds):
+            while waiting:
+                batches = await consumer.getmany(timeout_ms=500, max_records=2000)
+                for tp, records in batches.items():
+                    for record in records:
+                        _verdict(tp.topic, record.value or b"", tournament, waiting, found)
+    except TimeoutError:
+        pass
+    found.undecided = [i for i in ids if i in waiting]
+
+
+def _verdict(topic: str, value: bytes, tournament: str, waiting: set[str], found: Verdicts) -> None:
+    try:
+        if topic == STANDINGS:
+            head = decode_head(value)
+            if head.tournament == tournament and head.event_id in waiting:
+                waiting.discard(head.event_id)
+                found.applied += 1
+                found.last_seq = max(found.last_seq, head.seq)
+            return
+        letter = decode_dead_letter(value)
+    except DecodeError:
+        return  # not one of ours, or not a verdict
+    if letter["tournament"] == tournament and letter["id"] in waiting:
+        waiting.discard(letter["id"])
+        found.rejected.append((letter["id"], letter["code"], letter["reason"]))
