@@ -20,7 +20,8 @@ to every child, and each drains as a single gateway does (stop accepting,
 close its clients with 1001, stop its background work); the parent exits
 once all have.  A child that exits by itself (its broker is gone, it
 crashed) stops the others, and the parent exits with its status, so that
-whatever restarts gateways restarts the whole set.  A child dies with the
+whatever restarts gateways restarts the whole set; a failure the children
+share (the broker cannot be reached) is said once, not once per child.  A child dies with the
 parent, even on SIGKILL (``PR_SET_PDEATHSIG``: it gets a SIGTERM and drains).
 
 Limits (``--max-connections``, per address, per token) and metrics are per
@@ -137,11 +138,19 @@ def run_processes(
             os.close(write)
             children.append(child)
             pipes.append(read)
-        status = _wait(name, host, port, processes, children, pipes, say, lambda: stopping)
+        errors: list[str] = []
+        status = _wait(name, host, port, processes, children, pipes, say, lambda: stopping, errors)
         if not stopping:  # a child ended by itself: the set goes with it
             stop(signal.SIGTERM, None)
         for child in children:
             child.join()
+        for read in pipes:
+            with contextlib.suppress(OSError):
+                for line in os.read(read, 1 << 16).decode("utf-8", "replace").splitlines():
+                    if line.startswith("error ") and line[6:] not in errors:
+                        errors.append(line[6:])
+        for sentence in errors:
+            print(sentence, file=sys.stderr, flush=True)
         return status or max((c.exitcode or 0 for c in children), default=0)
     finally:
         for sig, handler in previous.items():
@@ -160,23 +169,34 @@ def _wait(
     pipes: list[int],
     say: Callable[[str], None],
     stopping: Callable[[], bool],
+    errors: list[str],
 ) -> int:
-    """Say ``listening on`` once every child serves; return once a child ends (its status; 0 when stopped)."""
-    waiting = set(pipes)
+    """Say ``listening on`` once every child serves; return once a child ends (its status; 0 when stopped).
+
+    A child writes ``ready`` on its pipe once it serves, and ``error`` and a sentence when it fails
+    (added to ``errors``: the parent says each once, not once per child).
+    """
+    open_pipes, served = set(pipes), 0
     while True:
-        ready = multiprocessing.connection.wait([*waiting, *(c.sentinel for c in children)])
-        for read in waiting & set(ready):
-            if os.read(read, 6):
-                waiting.discard(read)
-                if not waiting and not stopping():
-                    say(
-                        f"{name}: listening on http://{host}:{port}/ (websocket ws://{host}:{port}/ws), "
-                        f"{processes} processes"
-                    )
-            else:
-                waiting.discard(read)  # it ended before it served: its sentinel says so
+        ready = multiprocessing.connection.wait([*open_pipes, *(c.sentinel for c in children)])
+        for read in open_pipes & set(ready):
+            data = os.read(read, 1 << 16)
+            if not data:
+                open_pipes.discard(read)  # it ended: its sentinel says so
+            for line in data.decode("utf-8", "replace").splitlines():
+                if line == "ready":
+                    served += 1
+                    if served == processes and not stopping():
+                        say(
+                            f"{name}: listening on http://{host}:{port}/ (websocket ws://{host}:{port}/ws), "
+                            f"{processes} processes"
+                        )
+                elif line.startswith("error ") and line[6:] not in errors:
+                    errors.append(line[6:])
         ended = [c for c in children if c.sentinel in ready]
         if ended:
+            for read in open_pipes:  # what the others wrote before they end is read below, as they end
+                os.set_blocking(read, False)
             return 0 if stopping() else (ended[0].exitcode or 1)
 
 
@@ -187,8 +207,8 @@ def _child(serve: Callable[[int, Child], int], port: int, child: Child, parent: 
     _die_with(parent)
     try:
         status = serve(port, child)
-    except (TrackerError, OSError) as exc:
-        print(f"{name}: {exc}", file=sys.stderr, flush=True)
+    except (TrackerError, OSError) as exc:  # said once by the parent, however many children fail alike
+        os.write(child.ready, f"error {name}: {exc}".replace("\n", " ").encode() + b"\n")
         status = 1
     except KeyboardInterrupt:
         status = 130

@@ -90,6 +90,11 @@ BOOTSTRAP_TIMEOUT: Final = 120.0
 """Seconds the gateway may take to read the snapshots before it serves."""
 
 
+FETCH_WAIT_MS: Final = 25
+"""How long the gateway's consumer lets the broker hold a fetch that finds nothing.  Kafka answers
+as soon as a record arrives (so this is how often an idle gateway asks); the test broker holds a fetch
+of several partitions for the whole wait, which is then what an update waits for a gateway at most."""
+
 _payload_decoder: Final = msgspec.json.Decoder(StandingsPayload)
 
 
@@ -432,7 +437,11 @@ async def standings_consumer(broker: str, security: KafkaSecurity, wait: float) 
 
     def make() -> AIOKafkaConsumer:
         return AIOKafkaConsumer(
-            group_id=None, enable_auto_commit=False, auto_offset_reset="earliest", fetch_max_wait_ms=100, **options
+            group_id=None,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            fetch_max_wait_ms=FETCH_WAIT_MS,
+            **options,
         )
 
     async with started(make, broker, wait=wait, tls=security.tls) as consumer:
