@@ -36,6 +36,7 @@ WORKLOADS = (
     ("wire", "bench.wire", "9. bytes per update on the wire: full update vs field delta"),
     ("boards", "bench.boards", "10. live boards: results' acks with and without ten moving boards"),
     ("viewers", "bench.viewers", "11. viewers: the arbiter's ack with 1,000 subscribers, and a 500-player tie"),
+    ("cluster", "bench.cluster", "12. through Kafka: submit → screen, and gateway processes"),
 )
 
 

@@ -64,6 +64,9 @@ class Sizes:
     # 4. fan-out: subscriber counts whose server CPU per subscriber per update is read; one burst's subscribers
     fanout_cpu: tuple[int, ...] = ()
     fanout_burst: int = 0
+    # 12. through Kafka: subscribers of one gateway process (two hold 1.7× as many), results sent to them
+    cluster_subscribers: int = 1000
+    cluster_updates: int = 10
     # 10. live boards: seconds per phase (with and without boards), alternated rounds
     boards_seconds: float = 60.0
     boards_rounds: int = 1
@@ -84,6 +87,8 @@ QUICK = Sizes(
     fanout_processes=2,
     fanout_cpu=(200, 1000),
     fanout_burst=1000,
+    cluster_subscribers=500,
+    cluster_updates=5,
     kafka_events=1_000,
     kafka_rounds=1,
     many_tournaments=300,
@@ -110,6 +115,8 @@ DEFAULT = Sizes(
     fanout_processes=4,
     fanout_cpu=(2000, 10_000, 20_000),
     fanout_burst=10_000,
+    cluster_subscribers=5000,
+    cluster_updates=15,
     kafka_events=5_000,
     kafka_rounds=2,
     many_tournaments=10_000,
@@ -136,6 +143,8 @@ FULL = Sizes(
     fanout_processes=4,
     fanout_cpu=(2000, 10_000, 20_000),
     fanout_burst=10_000,
+    cluster_subscribers=8000,
+    cluster_updates=25,
     kafka_events=20_000,
     kafka_rounds=3,
     many_tournaments=10_000,

@@ -34,6 +34,8 @@ import asyncio
 import contextlib
 import json
 import math
+import os
+import signal
 import statistics
 import tempfile
 import time
@@ -110,6 +112,7 @@ class Run:
     elapsed_s: float = math.nan  # the wall time of that
     idle_rate: float = math.nan  # the server's CPU s per s, everyone connected, no update (mean of before and after)
     bursts: Bursts | None = None
+    latencies: list[float] = field(default_factory=list)  # send → each subscriber's arrival, every update (ms)
 
     def cpu_per_delivery_us(self) -> float:
         """The server's CPU per subscriber per update (µs), its idle CPU over the same time taken off."""
@@ -130,9 +133,9 @@ class Run:
         return [(s.median_arrival - s.sent) / 1e6 for s in self.samples]
 
 
-def expected_messages(updates: int) -> tuple[list[object], list[str]]:
+def expected_messages(updates: int, tid: str = TID) -> tuple[list[object], list[str]]:
     """The result events and the exact ``update`` text tracker publishes for each."""
-    opened, results = tournament(TID, PLAYERS, seed=9)
+    opened, results = tournament(tid, PLAYERS, seed=9)
     state, first = apply(None, opened)
     assert first is not None
     previous = first.standings
@@ -163,10 +166,18 @@ def _wait_lines(clients: list[Proc], prefix: str, timeout: float) -> list[str]:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"no {prefix!r} line from a subscriber process within {timeout:g} s")
-            line = client.readline(timeout=left)
+            line = client.readline(timeout=min(left, 1.0))
             if line is None:
                 if client.proc.poll() is not None:
                     raise RuntimeError("a subscriber process died:\n" + "".join(client.output[-20:]))
+                if deadline - time.monotonic() <= 0:
+                    states = []
+                    for other in clients:
+                        with contextlib.suppress(OSError):
+                            os.kill(other.proc.pid, signal.SIGUSR1)
+                        state = other.readline(timeout=2.0)
+                        states.append((state or "no answer").strip())
+                    raise TimeoutError(f"no {prefix!r} line from a subscriber process within {timeout:g} s: {states}")
                 continue
             if line.startswith(prefix):
                 got.append(line)
@@ -175,7 +186,13 @@ def _wait_lines(clients: list[Proc], prefix: str, timeout: float) -> list[str]:
 
 
 async def _control(
-    system: str, url: str, events: list[object], messages: list[str], clients: list[Proc], pid: int | None = None
+    system: str,
+    url: str,
+    events: list[object],
+    messages: list[str],
+    clients: list[Proc],
+    pid: int | None = None,
+    token: str = TOKEN,
 ) -> Run:
     run = Run(system, 0)
     async with connect(url, max_size=2**24, open_timeout=30, ping_interval=None) as ws:
@@ -189,7 +206,7 @@ async def _control(
         for k, message in enumerate(messages):
             event = events[k + 1]
             if system == "tracker":
-                frame = json.dumps({"type": "submit", "token": TOKEN, "event": json.loads(encode_event(event))})  # type: ignore[arg-type]
+                frame = json.dumps({"type": "submit", "token": token, "event": json.loads(encode_event(event))})  # type: ignore[arg-type]
             else:
                 frame = message
             sent = now_ns()
@@ -212,6 +229,7 @@ async def _control(
             if system == "bare" or not TRACKER_SUBSCRIBE:
                 assert lengths == {len(message)}, (lengths, len(message))
             arrivals.sort()
+            run.latencies += [(t - sent) / 1e6 for t in arrivals]
             run.samples.append(
                 Sample(
                     seq=seqs.pop(),

@@ -38,8 +38,10 @@ Talks only to the URL given (127.0.0.1 in the benchmark).
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import os
+import signal
 import sys
 import time
 
@@ -192,6 +194,7 @@ class Fleet:
         self.updates = updates
         self.compression = compression
         self.inboxes: list[Subscriber] = []
+        self.subscribers: list[Subscriber] = []
         self.arrivals: dict[int, list[int]] = {}
         self.lengths: dict[int, int] = {}
         self.reported = 0
@@ -244,6 +247,12 @@ class Fleet:
                 for text in texts:
                     self.message(subscriber, stamp, text)
 
+    def state(self) -> str:
+        """How many connections are at each seq, and what is read but not decoded (a run that hangs says it)."""
+        seqs = collections.Counter(subscriber.seq for subscriber in self.subscribers)
+        unread = sum(len(subscriber.inbox) for subscriber in self.subscribers)
+        return json.dumps({"seqs": sorted(seqs.items()), "undecoded": unread, "complete": self.complete})
+
     def message(self, subscriber: Subscriber, stamp: int, text: str) -> None:
         seq = _seq(text)
         if not subscriber.snapshot.done():
@@ -282,9 +291,11 @@ async def main(
     async def open_one() -> None:
         async with gate:
             _, subscriber = await loop.create_connection(lambda: Subscriber(fleet), fleet.uri.host, fleet.uri.port)
+            fleet.subscribers.append(subscriber)
             async with asyncio.timeout(120):
                 await subscriber.snapshot
 
+    loop.add_signal_handler(signal.SIGUSR1, lambda: emit(f"state {fleet.state()}"))  # for a run that hangs
     async with asyncio.timeout(TIME_LIMIT):
         await asyncio.gather(*(open_one() for _ in range(count)))
         fleet.live = True
