@@ -181,7 +181,7 @@ def _capacity(broker: str, processes: int, subscribers: int, sizes: Sizes, procs
             start(
                 [
                     *(python(), "-m", "bench.fanout_client", url, tid, str(count)),
-                    *(str(len(messages) + 1), "deflate", json.dumps(fanout.TRACKER_SUBSCRIBE)),
+                    *(str(len(messages) + 1), "deflate", json.dumps(fanout.TRACKER_SUBSCRIBE), "kernel"),
                 ],
                 f"subscribers-{k}",
                 stdin=True,

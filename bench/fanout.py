@@ -41,6 +41,7 @@ import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from websockets.asyncio.client import connect
 
@@ -113,6 +114,7 @@ class Run:
     idle_rate: float = math.nan  # the server's CPU s per s, everyone connected, no update (mean of before and after)
     bursts: Bursts | None = None
     latencies: list[float] = field(default_factory=list)  # send → each subscriber's arrival, every update (ms)
+    rss_per_subscriber: float = math.nan  # the server's RSS growth from no subscriber to all connected (bytes)
 
     def cpu_per_delivery_us(self) -> float:
         """The server's CPU per subscriber per update (µs), its idle CPU over the same time taken off."""
@@ -303,6 +305,7 @@ def one_run(
             url = f"ws://127.0.0.1:{port}/ws"
         procs.append(server)
         extra = json.dumps(TRACKER_SUBSCRIBE if system == "tracker" else {})
+        rss0 = _rss(server.proc.pid)
         try:
             t0 = time.perf_counter()
             clients = [
@@ -316,6 +319,7 @@ def one_run(
             procs += clients
             _wait_lines(clients, "ready", 600.0)
             connected = time.perf_counter() - t0
+            rss1 = _rss(server.proc.pid)
             if burst:
                 run = asyncio.run(_bursts(url, events, clients))
             else:
@@ -323,6 +327,7 @@ def one_run(
                 run = asyncio.run(_control(system, url, events, messages, clients, pid))
             run.subscribers = subscribers
             run.connect_s = connected
+            run.rss_per_subscriber = (rss1 - rss0) / subscribers
             if system == "tracker":
                 run.server_broadcast_s = _fanout_histogram(port)
             else:
@@ -339,6 +344,14 @@ def one_run(
             server.stop()
             kill_all(procs)
     return run
+
+
+def _rss(pid: int) -> int:
+    """A process's resident set size in bytes (Linux ``/proc``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def _wait_seq(clients: list[Proc], seq: int, timeout: float) -> list[int]:
@@ -561,7 +574,16 @@ def _cpu_rows(
     low, high = counts[0], counts[-1]
     base = cpu[low].cpu_per_delivery_us()
     result.raw["cpu"] = {
-        n: {"us": r.cpu_per_delivery_us(), "cpu_s": r.cpu_s, "elapsed_s": r.elapsed_s, "idle_rate": r.idle_rate}
+        n: {
+            "us": r.cpu_per_delivery_us(),
+            "cpu_s": r.cpu_s,
+            "elapsed_s": r.elapsed_s,
+            "idle_rate": r.idle_rate,
+            "rss_per_subscriber": r.rss_per_subscriber,
+            "spread_p50": median(r.spread_ms()),
+            "spread_p99": percentile(r.spread_ms(), 99),
+            "send_last_p99": percentile(r.send_to_last_ms(), 99),
+        }
         for n, r in cpu.items()
     }
     for n, r in cpu.items():
@@ -579,7 +601,8 @@ def _cpu_rows(
             Row(
                 workload=f"fan-out CPU per subscriber per update, {n:,} subscribers{note}",
                 size=f"{len(r.samples)} updates, delta subscribers offering permessage-deflate",
-                measured=f"{us:.1f} µs (server user + system CPU, its idle CPU over the same time taken off)",
+                measured=f"{us:.1f} µs (server user + system CPU, its idle CPU over the same time taken off); "
+                f"RSS {r.rss_per_subscriber / 1024:.1f} KB per subscriber",
                 baseline=baseline,
                 ratio=ratio,
                 target=target,

@@ -1,6 +1,6 @@
 """One subscriber process of the fan-out benchmark: many websocket connections to one server.
 
-``python -m bench.fanout_client URL TOURNAMENT COUNT UPDATES [deflate|none [SUBSCRIBE]]``
+``python -m bench.fanout_client URL TOURNAMENT COUNT UPDATES [deflate|none [SUBSCRIBE [kernel]]]``
 
 Opens ``COUNT`` connections (offering permessage-deflate as browsers do,
 ``permessage-deflate; client_max_window_bits``, unless ``none``) (a few at a
@@ -32,6 +32,16 @@ with the server it measures (browsers decode on their own machines).
 Before every connection has its snapshot, what a turn of the event loop
 read is decoded right after that turn.
 
+**With** ``kernel``, once every connection has its snapshot, the arrival
+time is the kernel's: each socket stamps what it receives (``SO_TIMESTAMPNS``:
+when the server's bytes reached the socket, which on loopback is when the
+server wrote them), and the process reads every connection only at each
+multiple of ``SWEEP`` seconds on the machine's clock, the same instants for
+every subscriber process.  So the subscribers take no CPU while a server
+writes an update (sent just after a sweep, it has until the next one), and a
+measurement of gateway processes on this machine's two cores is not one of
+the subscribers competing with them.
+
 Talks only to the URL given (127.0.0.1 in the benchmark).
 """
 
@@ -42,6 +52,8 @@ import collections
 import json
 import os
 import signal
+import socket
+import struct
 import sys
 import time
 
@@ -53,6 +65,8 @@ from websockets.protocol import OPEN
 from websockets.uri import parse_uri
 
 CONNECT_AT_ONCE = 20
+SO_TIMESTAMPNS = 35  # Linux: SO_TIMESTAMPNS, and SCM_TIMESTAMPNS for its ancillary data (not in Python's socket)
+SWEEP = 1.0  # with kernel stamps: every connection is read at each multiple of this many seconds
 QUIET = 0.03  # seconds without a read after which what was read is decoded
 TIME_LIMIT = 900.0
 CLOCK = time.CLOCK_MONOTONIC
@@ -92,6 +106,7 @@ class Subscriber(asyncio.Protocol):
         self.snapshot: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.transport: asyncio.Transport | None = None
         self.seq = 0  # the newest seq this connection has
+        self.raw: socket.socket | None = None  # with kernel stamps: the socket, read by Fleet.sweep
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -100,8 +115,37 @@ class Subscriber(asyncio.Protocol):
         self.flush()
 
     def data_received(self, data: bytes) -> None:
-        self.inbox.append((time.clock_gettime_ns(CLOCK), data))
+        self.received(time.clock_gettime_ns(CLOCK), data)
+
+    def received(self, stamp: int, data: bytes) -> None:
+        self.inbox.append((stamp, data))
         self.fleet.arrived(self, self.scan(data) if self.fleet.live else 0)
+
+    def read_lazily(self) -> None:
+        """From now on the kernel stamps what arrives (``SO_TIMESTAMPNS``) and :meth:`sweep` reads it."""
+        assert self.transport is not None
+        self.transport.pause_reading()
+        fd = self.transport.get_extra_info("socket").fileno()
+        self.raw = socket.socket(fileno=os.dup(fd))  # the same socket: what it reads, the transport does not
+        self.raw.setblocking(False)
+        self.raw.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+
+    def sweep(self, offset: int) -> None:
+        """Read what the socket holds; each read is stamped with the kernel's time of its last segment."""
+        assert self.raw is not None
+        while True:
+            try:
+                data, ancillary, _, _ = self.raw.recvmsg(1 << 16, 64)
+            except (BlockingIOError, InterruptedError):
+                return
+            if not data:
+                return
+            stamp = time.clock_gettime_ns(CLOCK)
+            for level, kind, value in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(value) >= 16:
+                    seconds, nanoseconds = struct.unpack("qq", value[:16])
+                    stamp = seconds * 1_000_000_000 + nanoseconds - offset
+            self.received(stamp, data)
 
     def scan(self, data: bytes) -> int:
         """How many text frames ``data`` completes: frame heads only, nothing decoded (see :class:`Fleet`)."""
@@ -247,6 +291,15 @@ class Fleet:
                 for text in texts:
                     self.message(subscriber, stamp, text)
 
+    def sweep(self) -> None:
+        """Read every connection at once (kernel stamps), then decode; again at the next multiple of ``SWEEP`` s."""
+        offset = time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(CLOCK)
+        for subscriber in self.subscribers:
+            subscriber.sweep(offset)
+        if self.inboxes:
+            self.parse()
+        self.loop.call_at((self.loop.time() // SWEEP + 1) * SWEEP, self.sweep)
+
     def state(self) -> str:
         """How many connections are at each seq, and what is read but not decoded (a run that hangs says it)."""
         seqs = collections.Counter(subscriber.seq for subscriber in self.subscribers)
@@ -281,7 +334,13 @@ def emit(line: str) -> None:
 
 
 async def main(
-    url: str, tournament: str, count: int, updates: int, compression: bool, extra: dict[str, object]
+    url: str,
+    tournament: str,
+    count: int,
+    updates: int,
+    compression: bool,
+    extra: dict[str, object],
+    kernel: bool = False,
 ) -> None:
     subscribe = json.dumps({"type": "subscribe", "tournament": tournament, **extra})
     fleet = Fleet(url, subscribe, count, updates, compression)
@@ -299,6 +358,10 @@ async def main(
     async with asyncio.timeout(TIME_LIMIT):
         await asyncio.gather(*(open_one() for _ in range(count)))
         fleet.live = True
+        if kernel:  # every connection has its snapshot: from now on the kernel stamps the arrivals
+            for subscriber in fleet.subscribers:
+                subscriber.read_lazily()
+            loop.call_at((loop.time() // SWEEP + 1) * SWEEP, fleet.sweep)
         emit("ready")
         stdin_closed = loop.run_in_executor(None, sys.stdin.readline)
         await asyncio.wait(
@@ -311,4 +374,5 @@ async def main(
 if __name__ == "__main__":
     deflate = sys.argv[5] if len(sys.argv) > 5 else "deflate"
     extra = json.loads(sys.argv[6]) if len(sys.argv) > 6 else {}
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), deflate != "none", extra))
+    kernel = len(sys.argv) > 7 and sys.argv[7] == "kernel"
+    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), deflate != "none", extra, kernel))
