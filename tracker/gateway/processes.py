@@ -44,6 +44,7 @@ import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 
@@ -52,12 +53,18 @@ from tracker.core.errors import TrackerError
 PR_SET_PDEATHSIG: Final = 1
 
 
-def cores() -> int:
-    """The CPUs this process may run on (its affinity; the default of ``--processes``)."""
+def cores(quota: str = "/sys/fs/cgroup/cpu.max") -> int:
+    """The CPUs this process may use, the default of ``--processes``: its affinity, or fewer when its cgroup
+    (a container's CPU limit, cgroup v2 ``cpu.max``) allows less, rounded up."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        count = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+        count = os.cpu_count() or 1
+    with contextlib.suppress(OSError, ValueError):
+        limit, period = Path(quota).read_text(encoding="ascii").split()[:2]
+        if limit != "max":
+            count = min(count, -(-int(limit) // int(period)))
+    return max(1, count)
 
 
 def reserve(host: str, port: int) -> socket.socket:
