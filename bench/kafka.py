@@ -39,6 +39,7 @@ import contextlib
 import logging
 import os
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +64,7 @@ from bench.common import (
 from bench.procs import Proc, kill_all, start
 from bench.scenario import tournament
 from tracker.core.events import Event, encode_event
+from tracker.kafka.processing import Processor
 
 PARTITIONS = 4
 TARGET = 0.5
@@ -423,6 +425,73 @@ def _null_worker(
     return out["null"], out["bare"]
 
 
+NULL_TARGET = 0.6  # the worker's steady rate over the null worker's
+
+
+def per_record_us() -> tuple[float, float]:
+    """µs per record of :meth:`Processor.handle` in this process over 10-player round robins, with the real
+    processor and with :func:`bench.kafka_null.canned` (what the worker's own code costs, without Faust)."""
+    from bench import kafka_null
+
+    values = [(e.tournament.encode(), encode_event(e)) for e in events_for(-9, 2760)]
+
+    def one(processor: Processor) -> float:
+        table: dict[bytes, bytes] = {}
+        started = time.perf_counter()
+        for k, (key, value) in enumerate(values):
+            outcome = processor.handle(key, value, table)
+            if outcome.entry is not None:
+                table[outcome.entry[0]] = outcome.entry[1]
+            if k % 500 == 499:
+                processor.snapshots()  # once per batch, as the agent does
+        processor.snapshots()
+        return 1e6 * (time.perf_counter() - started) / len(values)
+
+    real = min(one(Processor()) for _ in range(3))
+    null = Processor()
+    null._handle = types.MethodType(kafka_null.canned, null)  # type: ignore[method-assign]
+    return real, min(one(null) for _ in range(3))
+
+
+def _null_ratio_row(result: Result, runs: dict[str, Any], w_rate: float, n_rate: float) -> None:
+    """The worker against the null worker (the issue's yardstick), with what the worker's own code costs."""
+    real_us, canned_us = per_record_us()
+    null_cpu = median([r["cpu_share"] for r in runs["null"]])
+    faust_us = 1e6 * null_cpu / n_rate  # the null worker's CPU per record: Faust's part and the records'
+    ratio = w_rate / n_rate
+    result.rows.append(
+        Row(
+            workload="Faust worker against the null worker",
+            size="the runs above (the null worker after the worker, the same broker)",
+            measured=f"{fmt_rate(w_rate)} steady; tracker's own code {real_us - canned_us:,.0f} µs per result "
+            f"in-process (Processor.handle, 10-player round robins)",
+            baseline=f"null worker {fmt_rate(n_rate)} steady; its CPU {faust_us:,.0f} µs per result",
+            ratio=fmt_pct(ratio),
+            target=f"≥ {fmt_pct(NULL_TARGET)} of the null worker",
+            met=ratio >= NULL_TARGET,
+        )
+    )
+    from bench.common import profile
+
+    def handled() -> None:
+        processor, table = Processor(), {}
+        for event in events_for(-8, 1380):
+            outcome = processor.handle(event.tournament.encode(), encode_event(event), table)
+            if outcome.entry is not None:
+                table[outcome.entry[0]] = outcome.entry[1]
+
+    result.profiles.append(("the worker's per-record path: Processor.handle, 10-player round robins", profile(handled)))
+    result.notes.append(
+        "**Against the null worker.** The null worker's rate is what Faust and the worker's records allow with "
+        f"tracker's own cost at zero; the worker reached {fmt_pct(ratio)} of it in this run (target "
+        f"{fmt_pct(NULL_TARGET)}). In-process, `Processor.handle` costs {real_us:,.0f} µs per result with the core "
+        f"and {canned_us:,.1f} µs canned: tracker's own cost per result is {real_us - canned_us:,.0f} µs, against "
+        f"{faust_us:,.0f} µs of CPU per result in the null worker (Faust's per-record path and producing). The "
+        "profile below splits the per-record path: the core's `apply` (fold, standings, diff, summary) is most of "
+        "it, then the update's standings payload and its encoding."
+    )
+
+
 def _burst(runs: list[dict[str, Any]]) -> float:
     """The median rate over the whole burst (first event sent → last output seen)."""
     return median([r["rate"] for r in runs])
@@ -505,6 +574,7 @@ def run(sizes: Sizes) -> Result:
                 met=None,
             )
         )
+        _null_ratio_row(result, runs, w_rate, n_rate)
         growth = runs["changelog"]
         first, last = growth["first"], growth["last"]
         grows = last["per_event"] / first["per_event"]
