@@ -37,12 +37,16 @@ from typing import Literal
 from tracker.core.line import qualifies
 from tracker.core.projection.flow import Flow, Relaxed, fewest, relax
 from tracker.core.projection.model import Model
-from tracker.core.tiebreaks.rule import Span
+from tracker.core.tiebreaks.rule import Rule, Span
 
 Objective = Literal["rank_best", "rank_worst", "ks_min", "ks_max", "lead_min", "lead_max", "lead_zero"]
 #: Option of a game: units to white, units to black, a win for white, a win for black.
 Opt = tuple[int, int, int, int]
 _FAR: Constant = 1 << 60
+#: Possible members of a tied group up to which every group they can form is ranked exactly (Node.ties).
+_LISTED: Constant = 3
+#: A rival level with the player on a kind decided inside groups, in every group (the next criterion decides).
+_TIED: Constant = 2
 
 
 class Node:
@@ -212,10 +216,12 @@ class Node:
 
         Each criterion after the score in turn: a rule with a column compares
         the interval of each difference (:attr:`Rule.difference`); a rule
-        decided inside groups compares its first split over every group the
-        rivals still open could form (:attr:`Rule.group_difference`), or, once
-        the group is known and decided, evaluates it.  Equal on everything:
-        a shared rank, not ahead.
+        decided inside groups ranks every group the rivals still open could
+        form, when there are few (:meth:`_listed`: a rival's verdict can depend
+        on who else finishes level, which no bound on one pair sees), and
+        otherwise compares its first split over all of them
+        (:attr:`Rule.group_difference`).  Equal on everything: a shared rank,
+        not ahead.
         """
         s_lo, s_hi = self.s_lo, self.s_hi
         side: dict[int, int] = {}
@@ -228,18 +234,18 @@ class Node:
             if rule.final_places is not None:
                 assert rule.group_difference is not None  # the model admits projectable rules only
                 sure = [y for y in group if s_lo[y] == s_hi[y]]
-                if not unknown and len(sure) == len(group) and not self.open[i]:
-                    # the group is known and every game inside it decided
-                    places = rule.final_places(self.view.settled(), [i, *group])
+                maybe = [*unknown, *(y for y in group if s_lo[y] != s_hi[y])]
+                listed = self._listed(rule, i, group, sure, maybe)
+                if listed is not None:
                     for j in group:
-                        if places[j] < places[i]:
-                            side[j] = 1
-                        elif places[j] > places[i]:
-                            side[j] = -1
-                        else:
+                        verdict = listed[j]
+                        if verdict == _TIED:
                             kept.append(j)
+                        else:
+                            side[j] = verdict
+                            if verdict == 0:
+                                unknown.append(j)
                 else:
-                    maybe = [*unknown, *(y for y in group if s_lo[y] != s_hi[y])]
                     for j in group:
                         lo, hi, inert = rule.group_difference(
                             self.view, j, i, [y for y in sure if y != j], [y for y in maybe if y != j]
@@ -270,6 +276,41 @@ class Node:
         for j in group:
             side[j] = -1  # equal on everything: a shared rank, not ahead
         return side
+
+    def _listed(self, rule: Rule, i: int, group: list[int], sure: list[int], maybe: list[int]) -> dict[int, int] | None:
+        """Each rival of ``group``'s verdict on a kind decided inside groups, over every group ``i`` can be tied in.
+
+        The groups are ``i``, every rival of ``sure`` and any of ``maybe``; each
+        is ranked exactly (:attr:`Rule.final_places`) when every game between
+        its possible members is decided.  A verdict is 1 (ahead of ``i`` in
+        every such group holding the rival), -1 (behind in every one),
+        ``_TIED`` (level in every one: the next criterion decides) or 0
+        (it depends on the group).  ``None`` when there are too many groups to
+        list or a game between possible members is open.
+        """
+        if len(maybe) > _LISTED:
+            return None
+        assert rule.final_places is not None
+        members = [i, *sure, *maybe]
+        p_lo, p_hi = self.p_lo, self.p_hi
+        for a, x in enumerate(members):
+            row_lo, row_hi = p_lo[x], p_hi[x]
+            for y in members[a + 1 :]:
+                if row_lo[y] != row_hi[y]:
+                    return None
+        settled = self.view.settled()
+        verdicts: dict[int, int] = {}
+        for mask in range(1 << len(maybe)):
+            places = rule.final_places(settled, [i, *sure, *(y for b, y in enumerate(maybe) if mask >> b & 1)])
+            mine = places[i]
+            for j in group:
+                place = places.get(j)
+                if place is None:
+                    continue
+                verdict = 1 if place < mine else -1 if place > mine else _TIED
+                known = verdicts.get(j, verdict)
+                verdicts[j] = verdict if known == verdict else 0
+        return verdicts
 
     def ks_bounds(self, i: int, weight: list[int] | None) -> tuple[int, int]:
         """(lowest, highest) plain KS of ``i`` over the completions of the node."""
