@@ -28,7 +28,7 @@ from typing import Final
 
 from tracker.core.projection.leaves import Incumbent, Ranker
 from tracker.core.projection.node import Objective
-from tracker.core.projection.ranking import ranks
+from tracker.core.projection.ranking import standing
 from tracker.core.tiebreaks.rule import Final as Crosstable
 
 #: Rounds of the tie repair.
@@ -81,17 +81,17 @@ def polish(
     best = objective == "rank_best"
     score = solver.s_lo[i]
     order, frame = solver.order, solver.m.frame
-    s, n = solver.s_lo, solver.n
+    s = solver.s_lo
     wrong: list[int] = []
 
     def measure() -> tuple[int, int]:
-        r = ranks(Crosstable(frame, s, solver.w_lo, solver.p_lo), order)
-        mine = r[i]
+        ahead, behind = standing(Crosstable(frame, s, solver.w_lo, solver.p_lo), order, i)
+        mine = 1 + len(ahead)
         wrong.clear()
         if best:
-            wrong.extend(j for j in range(n) if r[j] < mine)
+            wrong.extend(ahead)
             return mine, sum(s[j] - score + 1 for j in wrong)
-        wrong.extend(j for j in range(n) if j != i and r[j] > mine)
+        wrong.extend(behind)
         return -mine, sum(score - s[j] + 1 for j in wrong)
 
     spent = 0

@@ -54,6 +54,40 @@ def ranks(f: Final, order: Sequence[tuple[TieBreak, Rule]]) -> list[int]:
     return ranks
 
 
+def standing(f: Final, order: Sequence[tuple[TieBreak, Rule]], i: int) -> tuple[list[int], list[int]]:
+    """The players ranked ahead of ``i`` and those ranked behind, as :func:`ranks` ranks ``f`` (``i``'s rank is one
+    more than the first's length).
+
+    Only ``i``'s own group is refined, criterion by criterion: a local
+    search that asks about one player needs no other group's tie broken.
+    """
+    group = list(range(f.frame.n))
+    ahead: list[int] = []
+    behind: list[int] = []
+    for tb, rule in order:
+        if len(group) == 1:
+            break
+        if rule.final_places is not None:
+            places = rule.final_places(f, group)
+            # a lower place is better: compare minus the places
+            values: Sequence[int] | Mapping[int, int] = {j: -place for j, place in places.items()}
+        else:
+            assert rule.final is not None  # the model admits projectable rules only
+            values = rule.final(f, tb)
+        mine = values[i]
+        kept = []
+        for j in group:
+            v = values[j]
+            if v > mine:
+                ahead.append(j)
+            elif v < mine:
+                behind.append(j)
+            else:
+                kept.append(j)
+        group = kept
+    return ahead, behind
+
+
 def _split_into(out: list[list[int]], group: list[int], values: Sequence[int] | Mapping[int, int]) -> None:
     """Append the parts of ``group`` equal on ``values``, higher values first (a stable sort)."""
     ordered = sorted(group, key=values.__getitem__, reverse=True)

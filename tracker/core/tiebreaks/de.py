@@ -123,7 +123,15 @@ def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[i
     """DE scores from a crosstable's points and meeting weights (:class:`~tracker.core.tiebreaks.rule.Frame`)."""
 
     def scores(group: list[int]) -> list[int]:
-        return [sum(points[x][y] * de_weight[x][y] for y in group) for x in group]
+        # plain loops: the projection ranks groups by the hundred thousand (compiled, a loop beats a generator)
+        out = []
+        for x in group:
+            row, weight = points[x], de_weight[x]
+            score = 0
+            for y in group:
+                score += row[y] * weight[y]
+            out.append(score)
+        return out
 
     return scores
 
@@ -181,7 +189,14 @@ def places(t: Tournament, group: list[int]) -> dict[int, int]:
 
 
 def final_places(f: Final, group: list[int]) -> dict[int, int]:
-    return resolve(group, final_scores(f.points, f.frame.de_weight))
+    points, weight = f.points, f.frame.de_weight
+    if len(group) == 2:  # the usual tie, and most of the projection's: their own game(s) decide, or it stays tied
+        a, b = group
+        to_a, to_b = points[a][b] * weight[a][b], points[b][a] * weight[b][a]
+        if to_a == to_b:
+            return {a: 0, b: 0}
+        return {a: 1, b: 2} if to_a > to_b else {a: 2, b: 1}
+    return resolve(group, final_scores(points, weight))
 
 
 RULE = Rule(
