@@ -21,8 +21,10 @@ brings it to the newest:
 - still being written (its socket holds unsent bytes, or a message of its
   own is half sent): nothing now; it is looked at again every
   :data:`RETRY` seconds and at the next update, and once its socket has
-  drained it gets what brings it to the newest, as above.  Past
-  ``max_buffer`` unsent bytes it is dropped as a slow client instead.
+  drained it gets what brings it to the newest, as above.  Once its
+  unsent bytes and the updates it was not written meanwhile pass
+  ``max_buffer``, it is dropped as a slow client (close 1008), as one that
+  was written everything would be.
 
 Each frame is built once per update for all the followers that share it
 (one set of compression parameters: a :class:`Group`), so a visit is a few
@@ -91,7 +93,7 @@ class Group:
 class Follower:
     """One connection following a feed: the seq it was last written, its group once known."""
 
-    __slots__ = ("alive", "conn", "deflate", "group", "seq", "waiting")
+    __slots__ = ("alive", "conn", "deflate", "group", "seq", "skipped", "skipped_seq", "waiting")
 
     def __init__(self, conn: ServerConnection, seq: int) -> None:
         self.conn = conn
@@ -100,6 +102,8 @@ class Follower:
         self.deflate: SharedDeflate | None = None  # its extension, when it may follow the stream
         self.alive = True
         self.waiting = False
+        self.skipped = 0  # bytes of the updates it was not written while it was still being written
+        self.skipped_seq = seq
 
 
 class Feed:
@@ -244,6 +248,12 @@ class Feed:
             follower.seq = newest
             return
         if (buffered and not force) or protocol.expect_continuation_frame or conn.send_in_progress is not None:
+            if follower.skipped_seq < newest:  # what it is not written now counts as owed, once per update
+                follower.skipped_seq = newest
+                follower.skipped += len(self.message)
+                if buffered + follower.skipped > self.max_buffer:
+                    self.drop(conn)  # stalled: as far behind as a slow client that was written everything
+                    return
             self._wait(follower)  # still being written: merged once it has drained
             return
         group = follower.group
@@ -254,6 +264,7 @@ class Feed:
         deflate = follower.deflate
         behind = newest - follower.seq
         follower.seq = newest
+        follower.skipped = 0
         if group.compression is None:
             self.merges += behind > 1
             self._websockets_send(conn, behind > 1)
