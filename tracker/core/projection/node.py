@@ -45,6 +45,8 @@ Opt = tuple[int, int, int, int]
 _FAR: Constant = 1 << 60
 #: Possible members of a tied group up to which every group they can form is ranked exactly (Node.ties).
 _LISTED: Constant = 3
+#: Verdicts of listed groups a node remembers (they repeat down a subtree: the games between the members stay decided).
+_REMEMBERED: Constant = 20_000
 #: A rival level with the player on a kind decided inside groups, in every group (the next criterion decides).
 _TIED: Constant = 2
 
@@ -104,6 +106,8 @@ class Node:
         self.order = m.order
         #: the rules' view of the node: the same lists, mutated in place by apply and undo
         self.view = Span(m.frame, self.s_lo, self.s_hi, self.p_lo, self.p_hi, self.w_lo, self.w_hi)
+        #: :meth:`_listed`'s verdicts by what they read: the groups, and the points between their members
+        self._verdicts: dict[tuple[object, ...], dict[int, int]] = {}
 
     # -- moves ---------------------------------------------------------------------
 
@@ -293,13 +297,21 @@ class Node:
         assert rule.final_places is not None
         members = [i, *sure, *maybe]
         p_lo, p_hi = self.p_lo, self.p_hi
-        for a, x in enumerate(members):
+        points: list[int] = []  # what the ranking of any of these groups reads
+        for x in members:
             row_lo, row_hi = p_lo[x], p_hi[x]
-            for y in members[a + 1 :]:
+            for y in members:
                 if row_lo[y] != row_hi[y]:
                     return None
+                points.append(row_lo[y])
+        key = (rule.kind, i, *group, -1, *sure, -1, *maybe, -1, *points)
+        verdicts = self._verdicts.get(key)
+        if verdicts is not None:
+            return verdicts
+        if len(self._verdicts) >= _REMEMBERED:
+            self._verdicts.clear()
+        verdicts = self._verdicts[key] = {}
         settled = self.view.settled()
-        verdicts: dict[int, int] = {}
         for mask in range(1 << len(maybe)):
             places = rule.final_places(settled, [i, *sure, *(y for b, y in enumerate(maybe) if mask >> b & 1)])
             mine = places[i]

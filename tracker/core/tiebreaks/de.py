@@ -38,8 +38,6 @@ members, which is what lets the standings cache them per group
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import groupby
-from operator import itemgetter
 
 from tracker.core.crosstable import Tournament
 from tracker.core.tiebreaks.rule import Final, Rule, Span
@@ -57,9 +55,6 @@ def resolve(group: list[int], scores: Scores) -> dict[int, int]:
     return places
 
 
-_first = itemgetter(0)
-
-
 def _split(group: list[int], base: int, places: dict[int, int], scores: Scores) -> None:
     """Give the members of ``group`` their places from ``base`` on, by DE inside ``group``, recursively."""
     values = scores(group)
@@ -67,11 +62,9 @@ def _split(group: list[int], base: int, places: dict[int, int], scores: Scores) 
         for i in group:
             places[i] = base
         return
-    # a stable sort: ties keep the group's order
-    ranked = sorted(zip(values, group, strict=True), key=_first, reverse=True)
     offset = base
-    for _, tied in groupby(ranked, key=_first):
-        part = [i for _, i in tied]
+    for value in sorted(set(values), reverse=True):
+        part = [i for i, v in zip(group, values, strict=True) if v == value]  # ties keep the group's order
         if len(part) == 1:
             places[part[0]] = offset
         else:
