@@ -2,7 +2,9 @@
 
 The server must stay small and quick for everybody else: a client that
 floods pings and never reads grows the server by less than 64 MiB and a
-bystander's ping keeps its round trip under 100 ms; a client guessing the
+bystander's ping stays within ten times its round trip just before (plus
+100 ms, a busy machine's scheduling; the absolute figure is ``make chaos``'s,
+:mod:`tests.chaos.test_timing`); a client guessing the
 arbiter token gets at most about 100 comparisons per second; HTTP answers
 only GET and HEAD, and a pipelined request ends the connection without a
 traceback.
@@ -70,9 +72,26 @@ async def ping_bystander(url: str, pid: int, until: float, *, every: float = 0.1
     return rtts, peak
 
 
+def slower_than(baseline: list[float], during: list[float]) -> str | None:
+    """Why the pings ``during`` something are too slow against their ``baseline`` just before (``None``: they are not).
+
+    Within ten times the slowest baseline ping, plus 100 ms: a ratio from the same test, so a busy machine
+    slows both (STYLE §17); the floor absorbs a scheduler's hiccup on a two-core machine under load.
+    """
+    limit = 10 * max(baseline) + 0.1
+    worst = max(during)
+    if worst <= limit:
+        return None
+    before = max(baseline) * 1000
+    return (
+        f"a bystander's ping took {worst * 1000:.0f} ms, over {limit * 1000:.0f} ms (10 × {before:.1f} ms before + 100)"
+    )
+
+
 def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_server: RunningTracker) -> None:
     pid = tracker_server.proc.pid
     before = rss_mib(pid)
+    baseline, _ = asyncio.run(ping_bystander(tracker_server.ws_url, pid, time.monotonic() + 2))
     until = time.monotonic() + FLOOD_SECONDS
     flooder = threading.Thread(target=flood_pings, args=(tracker_server.port, until))
     flooder.start()
@@ -84,13 +103,16 @@ def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_se
     worst = max(rtts)
     assert tracker_server.proc.poll() is None
     assert peak - before < 64, f"the server grew by {peak - before:.1f} MiB under a ping flood"
-    assert worst < 0.1, f"a bystander's ping took {worst * 1000:.0f} ms under a ping flood"
+    assert (why := slower_than(baseline, rtts)) is None, f"{why} under a ping flood"
     record(
         "limits",
         f"ping flood without reading for {FLOOD_SECONDS:.0f} s",
         tried=len(rtts),
         unit="bystander pings",
-        outcome=f"server RSS +{peak - before:.1f} MiB, worst bystander round trip {worst * 1000:.1f} ms",
+        outcome=(
+            f"server RSS +{peak - before:.1f} MiB, worst bystander round trip {worst * 1000:.1f} ms "
+            f"({max(baseline) * 1000:.1f} ms just before)"
+        ),
     )
 
 
@@ -299,8 +321,14 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningTra
         assert "Traceback" not in "".join(server.output), "".join(server.output)
         started = time.monotonic()
         assert server.stop() == 0
-        # no connection of the odd requests above lingers until its close timeout (5 s) holds up the shutdown
-        assert time.monotonic() - started < 3
+        stopping = time.monotonic() - started
+        # no connection of the odd requests above lingers until its close timeout (5 s) holds up the shutdown:
+        # against a server that served nothing, stopped just now on this machine
+        fresh = start_tracker(tmp_path_factory.mktemp("http-baseline") / "data")
+        started = time.monotonic()
+        assert fresh.stop() == 0
+        baseline = time.monotonic() - started
+        assert stopping < baseline + 4, f"stopping took {stopping:.1f} s, a server that served nothing {baseline:.1f} s"
     finally:
         server.stop()
 

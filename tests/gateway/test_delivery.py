@@ -32,10 +32,11 @@ from websockets.asyncio.client import connect
 
 from tests.builders import TID, berger, game, opened, schedule_of
 from tests.conftest import RunningTracker, data_file
-from tests.gateway.test_abuse import ping_bystander
+from tests.gateway.test_abuse import ping_bystander, slower_than
 from tests.gateway.test_hostile import RawWs, frame, http_json
 from tests.gateway.test_limits import rss_mib
 from tests.reliability_log import record
+from tracker.config import Limits
 from tracker.core.events import Event, ResultRecorded, encode_event
 from tracker.formats import state_from
 from tracker.formats.files import read_file
@@ -268,7 +269,7 @@ def test_a_resume_bigger_than_the_cap_gets_a_snapshot(tracker_factory: Callable[
 def test_resubscribing_in_a_loop_is_throttled(arena: tuple[RunningTracker, list[Event]]) -> None:
     tracker, _ = arena
     ws = RawWs(tracker.port)
-    ws.sock.settimeout(5)
+    ws.sock.settimeout(60)  # generous: a busy machine; what is checked is the count of each answer
     ws.send(b"".join(subscribe_frame(TID, since=0) for _ in range(200)))
     kinds: dict[str, int] = {}
     for message, _ in zip(messages(ws), range(200), strict=False):
@@ -337,8 +338,10 @@ def test_compressed_resumes_in_a_loop_neither_grow_the_server_nor_delay_a_bystan
     before = rss_mib(pid)
     resumed = refused = 0
 
-    async def resumer(until: float) -> None:
+    async def resumer(until: float) -> float:
+        """Resume as fast as it is let until ``until``; returns the seconds it ran."""
         nonlocal resumed, refused
+        started = time.monotonic()
         async with connect(tracker.ws_url, max_size=2**24, compression="deflate") as ws:
             while time.monotonic() < until:
                 await ws.send(json.dumps({"type": "subscribe", "tournament": TID, "since": 1}))
@@ -349,16 +352,23 @@ def test_compressed_resumes_in_a_loop_neither_grow_the_server_nor_delay_a_bystan
                 resumed += 1
                 while first["seq"] < 111:
                     first = json.loads(await ws.recv())
+        return time.monotonic() - started
 
-    async def both() -> tuple[list[float], float]:
+    async def both() -> tuple[float, list[float], float]:
         until = time.monotonic() + 4
-        _, (rtts, peak) = await asyncio.gather(resumer(until), ping_bystander(tracker.ws_url, pid, until, every=0.05))
-        return rtts, peak
+        ran, (rtts, peak) = await asyncio.gather(resumer(until), ping_bystander(tracker.ws_url, pid, until, every=0.05))
+        return ran, rtts, peak
 
-    rtts, peak = asyncio.run(both())
-    assert resumed > 10 and refused > 0, (resumed, refused)  # it did resume, and the loop was throttled
+    baseline, _ = asyncio.run(ping_bystander(tracker.ws_url, pid, time.monotonic() + 2, every=0.05))
+    ran, rtts, peak = asyncio.run(both())
+    # the throttle's contract, whatever the machine's speed: at most the burst plus the rate × the time accepted
+    # (a busy machine resumes more slowly than the throttle lets it: then it is never refused, and need not be)
+    limits = Limits()
+    allowed = limits.subscribe_burst + limits.subscribes_per_second * ran + 1
+    assert resumed > 10 and resumed <= allowed, (resumed, refused, allowed)
+    assert refused > 0 or resumed + refused <= allowed, (resumed, refused)  # faster than allowed: refused
     assert peak - before < 64, f"the server grew by {peak - before:.1f} MiB"
-    assert max(rtts) < 0.1, f"a bystander's ping took {max(rtts) * 1000:.0f} ms"
+    assert (why := slower_than(baseline, rtts)) is None, why
     record(
         "limits",
         "compressed 1 MiB resumes in a loop for 4 s (no token)",

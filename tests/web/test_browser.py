@@ -45,7 +45,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-TIMEOUT = 10_000  # ms, for any DOM state the pages must reach
+TIMEOUT = 30_000  # ms, for any DOM state the pages must reach (generous: a busy machine; what is waited for is named)
 SHARED_FILES = ["fide-tec-exercise16-rr6.trf", "sinquefield-cup-2021.trf"]
 XSS_NAME = "<img src=x onerror=alert(1)>"
 SYMBOLS = {"1": "1", "=": "½", "0": "0", "+": "+", "-": "−", "W": "1", "D": "½", "L": "0"}
@@ -125,7 +125,7 @@ class Arbiter:
         body = json.loads(encode_event(event))
         self.ws.send(json.dumps({"type": "submit", "token": TOKEN, "event": body}))
         while True:
-            reply = json.loads(self.ws.recv(timeout=10))
+            reply = json.loads(self.ws.recv(timeout=60))  # generous: a busy machine
             if reply.get("type") in ("ack", "rejected") and reply.get("id") == event.id:
                 assert reply["type"] == "ack", f"{event.id} was rejected: {reply}"
                 return int(reply["seq"])
@@ -260,7 +260,7 @@ def test_overlay_shows_each_update_after_its_ack_and_ends_on_the_final_standings
     with arbiter_of(tracker) as arbiter:
         for number, event in enumerate(events_of(tf)):
             seq = arbiter.submit(event)
-            wait_seq(overlay, seq, timeout=3000)  # each acknowledged update is on screen within 3 s
+            wait_seq(overlay, seq)  # each acknowledged update is on screen (how soon is make bench's)
             if number == 5:
                 assert overlay.locator("#rows .prov").count() > 0, "provisional KS values must be marked"
                 assert overlay.get_attribute("html", "data-provisional") == "true"
@@ -455,7 +455,7 @@ def test_overlay_reconnects_after_a_server_restart_and_resumes(
     second = tracker_factory("--port", str(port), data_dir=first.data_dir)
     with arbiter_of(second) as arbiter:
         seq = arbiter.submit_all(events[8:])
-    wait_seq(overlay, seq, timeout=20_000)  # backoff: the next attempt may be a few seconds away
+    wait_seq(overlay, seq, timeout=60_000)  # backoff: the next attempt may be a few seconds away
     overlay.wait_for_function("() => document.documentElement.dataset.status === 'live'")
     log = feed_log(overlay)
     assert [s for _, s in log] == list(range(log[0][1], seq + 1)), f"resumed with since, no gap: {log}"
@@ -648,7 +648,7 @@ def test_what_changed_is_filled_from_the_recent_history_on_a_late_opened_page_an
     game = ResultRecorded(id="late-r9", tournament=tid, round=9, white=3, black=9, result="1/2-1/2")
     with arbiter_of(second) as arbiter:
         after = arbiter.submit(game)
-    wait_seq(page, after, timeout=20_000)
+    wait_seq(page, after, timeout=60_000)
     texts = page.evaluate("() => [...document.querySelectorAll('#feed li')].map(li => li.textContent)")
     assert any("(round 8)" in t for t in texts), "what was shown before the reconnect stays"
     assert page.locator(f'#feed li[data-seq="{seq}"]:not(.note)').count() == 1
@@ -722,7 +722,7 @@ def test_arbiter_submits_and_corrects_a_result_and_spectators_see_both(
     wait_seq(spectator, seq + 3)
     assert spectator.locator('#crosstable td[data-row="3"][data-col="1"]').inner_text() == ""
     # the spectator can see the update before the dashboard has rendered its own ack: wait for it
-    dash.wait_for_function("() => document.querySelectorAll('#accepted li[data-id]').length >= 3", timeout=10_000)
+    dash.wait_for_function("() => document.querySelectorAll('#accepted li[data-id]').length >= 3")
     assert dash.locator("#accepted li[data-id]").count() == 3, "this device's three entries, each once"
 
 
@@ -789,7 +789,7 @@ def test_arbiter_enters_the_last_round_with_one_click_per_game_and_can_undo(
     }
     assert (results[(4, 1)], results[(5, 8)], results[(6, 2)]) == ("1", "=", "-")
     # once the undo time is over, entered games leave the list; the later rounds' rows are there too
-    dash.wait_for_function("() => !document.querySelector('[data-pending=\"9:4-1\"]')", timeout=15_000)
+    dash.wait_for_function("() => !document.querySelector('[data-pending=\"9:4-1\"]')", timeout=60_000)
     assert dash.locator('#pending [data-pending="9:7-10"] [data-result]').count() == 3
 
 
@@ -818,7 +818,7 @@ def test_a_bye_for_a_scheduled_player_is_refused_and_every_arbiter_device_sees_i
     game = ResultRecorded(id="again", tournament=tid, round=8, white=1, black=7, result="1-0")
     with arbiter_of(tracker) as arbiter:
         arbiter.ws.send(json.dumps({"type": "submit", "token": TOKEN, "event": json.loads(encode_event(game))}))
-        assert json.loads(arbiter.ws.recv(timeout=10))["type"] == "rejected"
+        assert json.loads(arbiter.ws.recv(timeout=60))["type"] == "rejected"
 
     def shows_both(page: Page) -> None:
         page.wait_for_selector('#rejected li[data-code="scheduled-game"]')

@@ -53,7 +53,7 @@ def last_round() -> tuple[str, list[Event], list[BoardUpdated]]:
 def send_board(arbiter: Arbiter, board: BoardUpdated) -> None:
     arbiter.ws.send(json.dumps({"type": "submit", "token": TOKEN, "event": json.loads(encode_board(board))}))
     while True:
-        reply = json.loads(arbiter.ws.recv(timeout=10))
+        reply = json.loads(arbiter.ws.recv(timeout=60))
         if reply.get("id") == board.id:
             assert reply["type"] == "ack", reply
             return
@@ -70,8 +70,8 @@ def test_spectator_page_shows_the_games_in_progress_and_the_standings_if_they_en
         wait_seq(page, seq)
         for board in boards:
             send_board(arbiter, board)
-        page.wait_for_selector("#live:not([hidden]) #live-boards .board-line >> nth=2", timeout=15_000)
-        page.wait_for_selector("#live[data-live-seq] #live-table tbody tr", timeout=15_000)
+        page.wait_for_selector("#live:not([hidden]) #live-boards .board-line >> nth=2", timeout=60_000)
+        page.wait_for_selector("#live[data-live-seq] #live-table tbody tr", timeout=60_000)
         lines = page.locator("#live-boards .board-line")
         assert lines.count() == 3
         shares = [
@@ -101,7 +101,7 @@ def test_spectator_page_shows_the_games_in_progress_and_the_standings_if_they_en
         result = ResultRecorded("r9-b1", tid, 9, first.white, first.black, "1-0")
         after = arbiter.submit(result)
     wait_seq(page, after)
-    page.wait_for_function("() => document.querySelectorAll('#live-boards .board-line').length === 2", timeout=15_000)
+    page.wait_for_function("() => document.querySelectorAll('#live-boards .board-line').length === 2", timeout=60_000)
 
 
 def test_overlay_live_mode_shows_the_table_as_it_stands_with_arrows_and_eval_bars(
@@ -115,8 +115,8 @@ def test_overlay_live_mode_shows_the_table_as_it_stands_with_arrows_and_eval_bar
         wait_seq(overlay, seq)
         for board in boards:
             send_board(arbiter, board)
-    overlay.wait_for_selector("#overlay-boards:not([hidden]) .board-line >> nth=2", timeout=15_000)
-    overlay.wait_for_selector("#rows .row .arrow:not(:empty)", timeout=15_000)
+    overlay.wait_for_selector("#overlay-boards:not([hidden]) .board-line >> nth=2", timeout=60_000)
+    overlay.wait_for_selector("#rows .row .arrow:not(:empty)", timeout=60_000)
     state = fold(played)
     assert state is not None
     kept = BoardSet()

@@ -81,7 +81,7 @@ def test_overlay_shows_a_cue_as_a_lower_third_when_a_line_is_clinched(
         assert "What this board decides" in overlay.locator("#stakes-box").inner_text()
         assert overlay.locator("#cue").is_hidden()
         arbiter.submit(clinch)
-    overlay.wait_for_selector('#cue[data-kind="clinched"]:not([hidden])', timeout=15_000)
+    overlay.wait_for_selector('#cue[data-kind="clinched"]:not([hidden])', timeout=60_000)
     assert overlay.locator("#cue").inner_text().replace("\n", " ") == "CLINCHED Vachier-Lagrave clinches 1st"
     settle(overlay)
     stream.screenshot(path=str(images(tmp_path) / "cue.png"))
@@ -90,5 +90,5 @@ def test_overlay_shows_a_cue_as_a_lower_third_when_a_line_is_clinched(
     direct = pages.open()
     direct.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     direct.goto(f"{overlay_url}&delay=1")
-    direct.wait_for_selector("#stakes-box:not([hidden])", timeout=15_000)
+    direct.wait_for_selector("#stakes-box:not([hidden])", timeout=60_000)
     assert not warnings, warnings

@@ -56,7 +56,7 @@ async function delayedTitle() {
   } catch {
     // the name comes with the delayed standings
   }
-  if (!current) fill($("title"), knownName || tournament);
+  if (!current || !current.name) fill($("title"), knownName || tournament);  // the delayed state may be empty yet
 }
 if (delayed) delayedTitle();
 
