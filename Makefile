@@ -9,7 +9,10 @@ CHECKOV_VENV ?= .venv-checkov
 
 .PHONY: demo test check lint typecheck imports schema i18n bench soak chaos screenshots browser engine clean checkov cluster wheel
 
-$(VENV)/.installed: pyproject.toml
+# the projection's compiled modules (setup.py, [tool.tracker] compiled): an edit to one rebuilds the extensions
+COMPILED := $(shell sed -n '/^compiled = \[/,/^]/s/^ *"\(.*\)",$$/\1/p' pyproject.toml)
+
+$(VENV)/.installed: pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,bench]'
@@ -94,3 +97,4 @@ wheel: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+	find tracker -name '*.so' -delete; rm -f koya_tracker__mypyc*.so  # the editable install's extensions
