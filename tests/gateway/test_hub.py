@@ -20,7 +20,7 @@ from tests.protocol.feeds import feed
 from tracker.gateway.history import BLOCK
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
-from tracker.protocol import StandingsPayload
+from tracker.protocol import StandingsPayload, v1_update
 
 
 def payload(seq: int, tournament: str = "t") -> StandingsPayload:
@@ -113,7 +113,7 @@ async def test_a_resume_over_the_byte_cap_is_a_snapshot() -> None:
     last = updates[-1][0]["seq"]
     (first,) = await resume(hub, last - 4)  # 4 missed full updates: over the cap of 3
     assert json.loads(first)["type"] == "snapshot" and json.loads(first)["seq"] == last
-    assert await resume(hub, last - 2) == [m for _, m in updates[-2:]]  # under it: v1's bytes, rebuilt
+    assert await resume(hub, last - 2) == [v1_update(m) for _, m in updates[-2:]]  # under it: v1's bytes, rebuilt
     deltas = await resume(hub, last - 4, delta=True)  # the same 4 as deltas weigh less: under the cap
     assert [json.loads(d)["seq"] for d in deltas] == list(range(last - 3, last + 1))
     assert all(json.loads(d)["delta"] is True for d in deltas)
@@ -128,7 +128,7 @@ async def test_the_history_is_bounded_in_bytes_and_full_resumes_rebuild_exactly_
     assert kept == list(range(kept[0], updates[-1][0]["seq"] + 1)) and kept[0] > 2  # the newest, oldest dropped
     assert history.base_seq == kept[0] - 1
     since = kept[0] - 1
-    assert await resume(hub, since) == [m for _, m in updates[since:]]  # rebuilt from the trimmed base
+    assert await resume(hub, since) == [v1_update(m) for _, m in updates[since:]]  # rebuilt from the trimmed base
     (snapshot,) = await resume(hub, since - 1)  # no longer kept
     assert json.loads(snapshot)["type"] == "snapshot"
     (snapshot,) = await resume(hub, since - 1, delta=True)
@@ -236,4 +236,4 @@ async def test_a_gap_in_what_the_hub_is_given_starts_its_history_over() -> None:
     (snapshot,) = await resume(hub, 6, delta=True)  # the deltas kept no longer chain from 6
     assert json.loads(snapshot)["type"] == "snapshot" and json.loads(snapshot)["seq"] == 8
     assert hub.publish(*updates[8])
-    assert await resume(hub, 8) == [updates[8][1]]  # rebuilt from the new base
+    assert await resume(hub, 8) == [v1_update(updates[8][1])]  # rebuilt from the new base

@@ -15,12 +15,12 @@ and changes nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 from operator import ne
-from typing import assert_never
+from typing import Final, assert_never
 
 from tracker.core.checks import Plan, check_opened, plan, require_tournament
 from tracker.core.crosstable import Entry, Tournament
@@ -36,7 +36,8 @@ from tracker.core.events import (
     TournamentOpened,
     encode_event,
 )
-from tracker.core.standings import Row, Standings, format_ratio, standings
+from tracker.core.phrases import ENGLISH, Language, Said, phrase, plural, points_value, render
+from tracker.core.standings import Row, Standings, standings
 from tracker.core.tiebreaks import parse_tiebreaks
 
 
@@ -76,6 +77,8 @@ class Update:
     fell: tuple[int, ...]
     qualification: tuple[QualificationChange, ...]
     summary: str
+    said: tuple[Said, ...] = ()
+    """The summary as phrases (:func:`said_of`): what a client renders in its viewer's language."""
 
 
 def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tuple[Tournament, Change | None]:
@@ -230,7 +233,8 @@ def apply(
         reached=change.reached,
         fell=change.fell,
         qualification=change.qualification,
-        summary=_sentence(t, event, change, moves),
+        summary=summary_text(said := said_of(t, event, change, moves), _namer(t)),
+        said=said,
     )
 
 
@@ -330,17 +334,32 @@ def _qualification_changes(
 
 # -- plain words ----------------------------------------------------------------
 
-_RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
-
-
-def _signed(now: int, was: int, denominator: int) -> str:
-    """``(now − was) / denominator`` with its sign, as :func:`format_points` writes points."""
-    return ("+" if now > was else "−") + format_ratio(abs(now - was), denominator)
+OPENED: Final = plural("summary.opened", "{name} opened with {n} player", "{name} opened with {n} players")
+RECORDED: Final = phrase("summary.recorded", "{white:player}–{black:player} {result:result} (round {round})")
+CORRECTED: Final = phrase(
+    "summary.corrected", "{white:player}–{black:player} corrected to {result:result} (round {round})"
+)
+VOIDED: Final = phrase("summary.voided", "{white:player}–{black:player} (round {round}) voided")
+BYES: Final = {
+    "full": phrase("summary.bye.full", "{player:player} has a full bye in round {round}"),
+    "half": phrase("summary.bye.half", "{player:player} has a half bye in round {round}"),
+    "zero": phrase("summary.bye.zero", "{player:player} has a zero bye in round {round}"),
+    "pab": phrase("summary.bye.pab", "{player:player} has a pab bye in round {round}"),
+}
+BYE_VOIDED: Final = phrase("summary.bye_voided", "{player:player}'s bye in round {round} voided")
+WITHDRAWS: Final = phrase("summary.withdraws", "{player:player} withdraws")
+WITHDRAWS_FROM: Final = phrase("summary.withdraws_from", "{player:player} withdraws from round {round}")
+REACHES: Final = phrase("summary.reaches", "{player:player} reaches 50%")
+FALLS: Final = phrase("summary.falls", "{player:player} falls below 50%")
+KS_MOVES: Final = phrase("summary.ks", "{player:player}'s KS {delta:signed}")
+#: How a summary's head and its parts are put together (the parts as a comma-separated list).
+SUMMARY: Final = phrase("summary", "{head}: {parts}")
+PARTS: Final = phrase("summary.parts", "{first}, {next}")
 
 
 def describe(t: Tournament, event: Event, change: Change, before: Standings | None, after: Standings) -> str:
     """One sentence for people, e.g. "Caruana–So ½–½: So reaches 50%, Caruana's KS +½"."""
-    return _sentence(t, event, change, _compare(before, after)[1])
+    return summary_text(said_of(t, event, change, _compare(before, after)[1]), _namer(t))
 
 
 @lru_cache(maxsize=4096)
@@ -349,37 +368,51 @@ def _short_name(name: str) -> str:
     return name.split(",")[0].strip() or name
 
 
-def _sentence(t: Tournament, event: Event, change: Change, moves: list[tuple[int, int, int]] | None) -> str:
-    """:func:`describe`, given whose KS moved (:func:`_compare`)."""
+def _namer(t: Tournament) -> Callable[[int], str]:
+    players, index = t.opened.players, t.index
+    return lambda start_no: _short_name(players[index[start_no]].name)
 
-    def short(start_no: int) -> str:
-        return _short_name(t.opened.players[t.index[start_no]].name)
 
+def said_of(t: Tournament, event: Event, change: Change, moves: list[tuple[int, int, int]] | None) -> tuple[Said, ...]:
+    """What :func:`describe` says, as phrases: the event's, then who crossed the line and whose KS moved."""
     match event:
         case TournamentOpened():
-            head = f"{event.name} opened with {len(event.players)} players"
+            head = OPENED(name=event.name, n=len(event.players))
         case ResultRecorded():
-            head = f"{short(event.white)}–{short(event.black)} {_RESULT_WORDS[event.result]} (round {event.round})"
+            head = RECORDED(white=event.white, black=event.black, result=event.result, round=event.round)
         case ResultCorrected():
-            head = (
-                f"{short(event.white)}–{short(event.black)} corrected to {_RESULT_WORDS[event.result]} "
-                f"(round {event.round})"
-            )
+            head = CORRECTED(white=event.white, black=event.black, result=event.result, round=event.round)
         case ResultVoided():
-            head = f"{short(event.white)}–{short(event.black)} (round {event.round}) voided"
+            head = VOIDED(white=event.white, black=event.black, round=event.round)
         case ByeRecorded():
-            head = f"{short(event.player)} has a {event.kind} bye in round {event.round}"
+            head = BYES[event.kind](player=event.player, round=event.round)
         case ByeVoided():
-            head = f"{short(event.player)}'s bye in round {event.round} voided"
+            head = BYE_VOIDED(player=event.player, round=event.round)
         case PlayerWithdrawn():
-            head = f"{short(event.player)} withdraws" + (f" from round {event.round}" if event.round else "")
+            head = (
+                WITHDRAWS_FROM(player=event.player, round=event.round)
+                if event.round
+                else WITHDRAWS(player=event.player)
+            )
         case _:
             assert_never(event)
-    parts = [f"{short(p)} reaches 50%" for p in change.reached]
-    parts += [f"{short(p)} falls below 50%" for p in change.fell]
+    parts = [REACHES(player=p) for p in change.reached]
+    parts += [FALLS(player=p) for p in change.fell]
+    denominator = t.units.denominator
     for start_no, was, now in moves or ():
-        parts.append(f"{short(start_no)}'s KS {_signed(now, was, t.units.denominator)}")
-    return head + (": " + ", ".join(parts) if parts else "")
+        parts.append(KS_MOVES(player=start_no, delta=points_value(now - was, denominator)))
+    return (head, *parts)
+
+
+def summary_text(said: Sequence[Said], names: Callable[[int], str], language: Language = ENGLISH) -> str:
+    """A summary's phrases (:func:`said_of`) as one sentence in ``language``: the head, then its parts."""
+    head = render(said[0], names, language)
+    if len(said) == 1:
+        return head
+    parts = render(said[-1], names, language)
+    for part in reversed(said[1:-1]):
+        parts = render(PARTS(first=render(part, names, language), next=parts), names, language)
+    return render(SUMMARY(head=head, parts=parts), names, language)
 
 
 __all__ = [
@@ -392,5 +425,7 @@ __all__ = [
     "describe",
     "diff",
     "fold",
+    "said_of",
     "step",
+    "summary_text",
 ]

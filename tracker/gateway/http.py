@@ -165,7 +165,7 @@ class Http:
     def _recent(self, tournament: str, seq: int, delay: float = 0.0) -> Response:
         """The last :data:`RECENT` updates' summaries (what a page's "what changed" feed starts with).
 
-        ``{"tournament", "seq", "updates": [{"seq", "at", "summary"}, …]}``, oldest first, from the
+        ``{"tournament", "seq", "updates": [{"seq", "at", "summary", "summary_said"}, …]}``, oldest first, from the
         updates the hub still keeps for resumes; worked out once per seq.  With ``?delay=N`` (a page
         with a spoiler delay) only the updates published at least N seconds ago, and ``seq`` the last
         of them: the backfill shows nothing its delayed standings do not.
@@ -185,7 +185,10 @@ class Http:
             if before is not None and at > before:
                 continue
             update = json.loads(message)
-            updates.append({"seq": number, "at": round(at, 3), "summary": update.get("summary", "")})
+            entry = {"seq": number, "at": round(at, 3), "summary": update.get("summary", "")}
+            if "summary_said" in update:
+                entry["summary_said"] = update["summary_said"]
+            updates.append(entry)
         last = seq if before is None else (updates[-1]["seq"] if updates else 0)
         return {"tournament": tournament, "seq": last, "updates": updates}
 

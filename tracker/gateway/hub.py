@@ -64,6 +64,7 @@ from tracker.protocol import (
     delta_message,
     diff_standings,
     snapshot_message,
+    v1_update,
 )
 
 SLOW_CLIENT_CODE = 1008
@@ -340,6 +341,7 @@ class Hub:
         channel = self._channel(tournament)
         if channel.opened and payload["seq"] <= channel.seq:
             return False
+        full = v1_update(message)  # the deltas carry the summary as phrases; full subscribers get v1's bytes
         previous = channel.payload or empty_payload(tournament)
         contiguous = payload["seq"] == previous["seq"] + 1
         top, rows, order = diff_standings(previous, payload)
@@ -358,14 +360,14 @@ class Hub:
         if not payload["provisional"]:
             self._finish(channel)
         for conn, queued in list(channel.resuming.items()):
-            queued.append(delta if queued.delta else message)
+            queued.append(delta if queued.delta else full)
             if sum(len(m) for m in queued) > self.max_buffer:
                 del channel.resuming[conn]
                 self._drop(conn)
         if channel.delays is not None:
             channel.delays.published()
         for feed in feeds:
-            feed.publish(payload["seq"], delta if feed is channel._deltas else message)
+            feed.publish(payload["seq"], delta if feed is channel._deltas else full)
         return True
 
     def seq(self, tournament: str) -> int:

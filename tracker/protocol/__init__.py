@@ -103,6 +103,7 @@ from tracker.protocol.messages import (
     snapshot_message,
     stakes_message,
     update_message,
+    v1_update,
 )
 from tracker.protocol.shapes import (
     AttainedJSON,
@@ -126,6 +127,7 @@ from tracker.protocol.shapes import (
     ProjectionJSON,
     RankRangeJSON,
     RowJSON,
+    SaidJSON,
     ScenarioGameJSON,
     ScenariosJSON,
     StakeJSON,
@@ -185,6 +187,7 @@ __all__ = [
     "RankRangeJSON",
     "RejectedMessage",
     "RowJSON",
+    "SaidJSON",
     "ScenarioGameJSON",
     "ScenariosJSON",
     "ScheduleMessage",
@@ -231,4 +234,5 @@ __all__ = [
     "standings_payload",
     "update_delta",
     "update_message",
+    "v1_update",
 ]

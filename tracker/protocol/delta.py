@@ -26,7 +26,7 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 import msgspec
 
 from tracker.protocol.messages import EventFields
-from tracker.protocol.shapes import encode
+from tracker.protocol.shapes import SaidJSON, encode
 
 # -- protocol v1.1: field deltas ----------------------------------------------------------------
 
@@ -74,6 +74,7 @@ class DeltaMessage(EventFields):
     games_played: NotRequired[int]
     codes: NotRequired[list[str]]
     scoring: NotRequired[dict[str, float]]
+    summary_said: NotRequired[list[SaidJSON]]
     rows: list[DeltaRowJSON]
     order: NotRequired[list[int]]
     digest: int
@@ -95,6 +96,7 @@ class _Tail(msgspec.Struct):
     fell: msgspec.Raw = msgspec.Raw(b"[]")
     qualification: msgspec.Raw = msgspec.Raw(b"[]")
     summary: msgspec.Raw = msgspec.Raw(b'""')
+    summary_said: msgspec.Raw | None = None
 
 
 _tail_decoder: Final = msgspec.json.Decoder(_Tail)
@@ -337,11 +339,13 @@ def delta_message(
         rest["order"] = order
     rest["digest"] = digest
     at = message.rfind(b',"event":{')
-    if at > 0 and message.endswith(b'"}') and message.find(b',"summary":"', at) > 0:
+    if at > 0 and message.endswith((b'"}', b"]}")) and message.find(b',"summary":"', at) > 0:
         return b"".join((encode(head)[:-1], message[at:-1], b",", encode(rest)[1:]))
     tail = _tail_decoder.decode(message)
-    body = {**head, **{key: getattr(tail, key) for key in EVENT_FIELDS}, **rest}
-    return encode(body)
+    body = {**head, **{key: getattr(tail, key) for key in EVENT_FIELDS}}
+    if tail.summary_said is not None:
+        body["summary_said"] = tail.summary_said
+    return encode({**body, **rest})
 
 
 def apply_delta(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
@@ -379,7 +383,7 @@ def apply_delta(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[s
 
 
 #: Keys of a delta that are not standings fields.
-_DELTA_ONLY: Final = frozenset(("delta", *EVENT_FIELDS, "rows", "order", "digest"))
+_DELTA_ONLY: Final = frozenset(("delta", *EVENT_FIELDS, "summary_said", "rows", "order", "digest"))
 
 
 def full_update(payload: Mapping[str, Any], delta: Mapping[str, Any]) -> bytes:

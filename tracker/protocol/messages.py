@@ -265,7 +265,10 @@ def schedule_message(
 
 
 def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:
-    """The ``update`` message of one accepted event, encoded once.
+    """The ``update`` message of one accepted event as the processor publishes it, encoded once.
+
+    Its last field is ``summary_said`` (the summary as phrases, when the update has them): a hub sends
+    full subscribers :func:`v1_update` of it (protocol v1's bytes) and delta subscribers the phrases too.
 
     ``payload`` is ``standings_payload(u.standings)`` when the caller already built it.
     """
@@ -281,7 +284,20 @@ def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:
         ],
         "summary": u.summary,
     }
+    if u.said:
+        return b"".join((encode(body)[:-1], SAID_TAIL, encode(u.said)[1:], b"}"))
     return encode(body)
+
+
+#: What follows an ``update``'s ``summary`` in the message the processor publishes: the summary as phrases
+#: (a hub strips it for full subscribers, who get protocol v1's bytes; deltas carry it).
+SAID_TAIL: Final = b',"summary_said":['
+
+
+def v1_update(message: bytes) -> bytes:
+    """``message`` (an ``update`` as published) as protocol v1 sends it: without its ``summary_said``."""
+    at = message.rfind(SAID_TAIL)
+    return message[:at] + b"}" if at > 0 and message.endswith(b"]}") else message
 
 
 def snapshot_message(payload: StandingsPayload) -> bytes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Final, Literal, TypedDict
+from typing import Final, Literal, NotRequired, TypedDict
 
 import msgspec
 
@@ -307,6 +307,18 @@ class StandingsPayload(StandingsJSON):
     games_played: int
     codes: list[str]
     scoring: dict[str, float]
+
+
+class SaidJSON(TypedDict):
+    """A sentence as data (:class:`tracker.core.phrases.Said`): a catalogue key and the arguments to write into it.
+
+    An argument is a start number (written as the player's name), a list of them, a result code, points
+    (exact: halves and quarters), a line's places or declared name, or plain text and numbers; the key's
+    template in the viewer's language says which (``/static/i18n/<lang>.json``, docs/protocol.md).
+    """
+
+    key: str
+    args: NotRequired[dict[str, int | float | str | list[int] | None]]
 
 
 class ColumnJSON(TypedDict):
