@@ -75,6 +75,8 @@ _REACH_POLISH: Constant = 300
 _SCALE: Constant = 30
 #: Free games up to which a query is searched without its scenarios primed first (guides, repair, local search).
 _SMALL: Constant = 12
+#: Nodes for one condition a cover left open, asked alone past the cover's budget (Solver.cover's ``ask``).
+_ASKED: Constant = 1000
 #: Rankings the local search may spend on a condition's witness one game away from the unconditional one.
 _NEAR_POLISH: Constant = 60
 __all__ = ["DEFAULT_BUDGET", "OBJECTIVES", "Extreme", "Leaf", "Objective", "Reach", "Solver", "scaled"]
@@ -321,12 +323,19 @@ class Solver(Ranker):
             self._reached[(objective, i, condition, goal)] = (result, limit)
         return result
 
-    def cover(self, i: int, objective: Objective, target: int, *, budget: int | None = None) -> list[bool | None]:
+    def cover(
+        self, i: int, objective: Objective, target: int, *, budget: int | None = None, ask: int = 0
+    ) -> list[bool | None]:
         """:meth:`reach` under every condition at once: one answer per condition index (0: none).
 
         What the known scenarios and the proven bounds settle is answered
         at once; one search (:func:`~tracker.core.projection.cover.cover`)
         answers the rest, within ``budget`` nodes (``None`` where it ran out).
+        Where that search ran out, each condition it left open is asked
+        alone within ``ask`` more nodes in all (at most ``_ASKED`` each): the
+        one search shares the proofs, but where it branches on games that
+        matter to no proof it can spend everything and answer nothing, which
+        a question per condition answers in a few hundred nodes.
         """
         sign = _SIGN[objective]
         goal = sign * target
@@ -355,10 +364,9 @@ class Solver(Ranker):
             answers[0] = unconditional.possible
             spent += near
             for c, answer in enumerate(answers[1:], start=1):
-                if answer is None and spent < limit:  # the other outcomes of i's own games, or what ran out
-                    answer = self.reach(
-                        i, objective, target, dict([self.known.unpack(c)]), budget=limit - spent
-                    ).possible
+                if answer is None and spent < limit + ask:  # the other outcomes of i's own games, or what ran out
+                    each = limit - spent if spent < limit else min(_ASKED, limit + ask - spent)
+                    answer = self.reach(i, objective, target, dict([self.known.unpack(c)]), budget=each).possible
                     answers[c] = answer
                     spent += self.nodes
                 if answer is False:  # a proof, for reach and for the next seq (a yes may have no scenario at hand)

@@ -33,6 +33,7 @@ from typing import Final, Literal
 
 from tracker.core.crosstable import Tournament
 from tracker.core.events import GameResult
+from tracker.core.phrases import Said, phrase, render
 from tracker.core.projection.model import model_of
 from tracker.core.projection.solver import Objective, Solver, scaled
 
@@ -44,6 +45,8 @@ LineState = Literal["clinched", "playoff", "open", "eliminated", "unknown"]
 STAKES_BUDGET: Final = 120_000
 STAKES_EXTREME_BUDGET: Final = 25_000
 STAKES_QUERY_BUDGET: Final = 15_000
+#: Nodes past a question's budget for asking alone each condition its one search left open (Solver.cover's ``ask``).
+STAKES_ASK_BUDGET: Final = 6_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,7 @@ class Stake:
     before: LineState
     after: LineState
     text: str
+    said: Said
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +150,9 @@ class _States:
         key = (i, objective, target)
         answers = self._answers.get(key)
         if answers is None:
-            answers = self.solver.cover(i, objective, target, budget=max(0, min(STAKES_QUERY_BUDGET, self.left)))
+            budget = max(0, min(STAKES_QUERY_BUDGET, self.left))
+            ask = max(0, min(STAKES_ASK_BUDGET, self.left - budget))
+            answers = self.solver.cover(i, objective, target, budget=budget, ask=ask)
             self.left -= self.solver.nodes
             self._answers[key] = answers
         return answers[condition]
@@ -211,6 +217,10 @@ def stakes(t: Tournament, *, budget: int = STAKES_BUDGET, solver: Solver | None 
         today[i], ok = search.of(i, 0)
         exact = exact and ok
     names = [p.name for p in t.opened.players]
+
+    def short(start_no: int) -> str:
+        return surname(names[t.index[start_no]])
+
     players = tuple(PlayerLines(t.start_nos[i], names[i], today[i]) for i in by_start)
     moving = [i for i in by_start if any(s not in ("clinched", "eliminated") for s in today[i])]
     games = []
@@ -224,23 +234,30 @@ def stakes(t: Tournament, *, budget: int = STAKES_BUDGET, solver: Solver | None 
                 game_exact = game_exact and ok
                 for (places, name), was, now in zip(lines, today[i], after, strict=True):
                     if now != was and "unknown" not in (was, now):
-                        found.append(Stake(t.start_nos[i], places, name, was, now, _words(names[i], name, now)))
+                        said = words(t.start_nos[i], places, name, now)
+                        text = render(said, short)
+                        found.append(Stake(t.start_nos[i], places, name, was, now, text, said))
             outcomes.append(OutcomeStakes(option.result, tuple(found)))
         exact = exact and game_exact
         games.append(GameStakes(g.round, t.start_nos[g.white], t.start_nos[g.black], tuple(outcomes), game_exact))
     return Stakes(t.id, t.seq, exact, lines, playoff, players, tuple(games))
 
 
-def _words(name: str, line: str, state: LineState) -> str:
+CLINCHES: Final = phrase("stakes.clinches", "{who:player} clinches {line:line}")
+PLAYOFF: Final = phrase("stakes.playoff", "{who:player} clinches at least a play-off for {line:line}")
+OUT: Final = phrase("stakes.out", "{who:player} can no longer finish {line:line}")
+IN_RACE: Final = phrase("stakes.open", "{who:player} is still in the race for {line:line}")
+
+
+def words(start_no: int, places: int, line: str, state: LineState) -> Said:
     """``"Caruana clinches 1st"``, ``"So can no longer finish top 3"``, ``"Firouzja clinches at least a play-off"``."""
-    who = surname(name)
-    if state == "clinched":
-        return f"{who} clinches {line}"
-    if state == "playoff":
-        return f"{who} clinches at least a play-off for {line}"
-    if state == "eliminated":
-        return f"{who} can no longer finish {line}"
-    return f"{who} is still in the race for {line}"
+    said = {"clinched": CLINCHES, "playoff": PLAYOFF, "eliminated": OUT}.get(state, IN_RACE)
+    return said(who=start_no, line=line_arg(places, line))
+
+
+def line_arg(places: int, name: str) -> int | str:
+    """A line as a phrase's ``line`` argument: its places when it has tracker's own name, else the declared one."""
+    return places if name == _line_name(places) else name
 
 
 def surname(name: str) -> str:
