@@ -250,10 +250,8 @@ class Node:
                             if verdict == 0:
                                 unknown.append(j)
                 else:
-                    for j in group:
-                        lo, hi, inert = rule.group_difference(
-                            self.view, j, i, [y for y in sure if y != j], [y for y in maybe if y != j]
-                        )
+                    differences = rule.group_difference(self.view, i, group, sure, maybe)
+                    for j, (lo, hi, inert) in zip(group, differences, strict=True):
                         if lo > 0:
                             side[j] = 1
                         elif hi < 0:

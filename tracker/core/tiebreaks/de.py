@@ -129,35 +129,47 @@ def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[i
     return scores
 
 
-def group_difference(s: Span, j: int, i: int, certain: Sequence[int], possible: Sequence[int]) -> tuple[int, int, bool]:
-    """``DE_j − DE_i`` at the group's first split, over the groups of ``i``, ``j``, ``certain`` and any of ``possible``.
+def group_difference(
+    s: Span, i: int, candidates: Sequence[int], certain: Sequence[int], possible: Sequence[int]
+) -> list[tuple[int, int, bool]]:
+    """Per ``j`` of ``candidates``: ``DE_j − DE_i`` at the group's first split, over the groups of ``i``, ``j``, the
+    rest of ``certain`` and any of the rest of ``possible``, and whether every member's share of it is exactly 0.
 
     A member ``y`` adds ``P_jy·w_jy − P_iy·w_iy`` (in :func:`final_scores`'
     doubled units); a possible member only where that can help either side.
     A strictly positive difference places ``j`` ahead in every such group
     (the first split orders by the scores; sub-groups only refine it).
+    One call for every candidate: the search asks at every node.
     """
     w = s.frame.de_weight
     p_lo, p_hi = s.p_lo, s.p_hi
-    wj, wi = w[j], w[i]
-    lo = p_lo[j][i] * wj[i] - p_hi[i][j] * wi[j]
-    hi = p_hi[j][i] * wj[i] - p_lo[i][j] * wi[j]
-    inert = lo == hi == 0
-    for y in certain:
-        c_lo = p_lo[j][y] * wj[y] - p_hi[i][y] * wi[y]
-        c_hi = p_hi[j][y] * wj[y] - p_lo[i][y] * wi[y]
-        lo += c_lo
-        hi += c_hi
-        inert = inert and c_lo == c_hi == 0
-    for y in possible:
-        c_lo = p_lo[j][y] * wj[y] - p_hi[i][y] * wi[y]
-        c_hi = p_hi[j][y] * wj[y] - p_lo[i][y] * wi[y]
-        if c_lo < 0:
+    wi, pi_lo, pi_hi = w[i], p_lo[i], p_hi[i]
+    found = []
+    for j in candidates:
+        wj, pj_lo, pj_hi = w[j], p_lo[j], p_hi[j]
+        lo = pj_lo[i] * wj[i] - pi_hi[j] * wi[j]
+        hi = pj_hi[i] * wj[i] - pi_lo[j] * wi[j]
+        inert = lo == hi == 0
+        for y in certain:
+            if y == j:
+                continue
+            c_lo = pj_lo[y] * wj[y] - pi_hi[y] * wi[y]
+            c_hi = pj_hi[y] * wj[y] - pi_lo[y] * wi[y]
             lo += c_lo
-        if c_hi > 0:
             hi += c_hi
-        inert = inert and c_lo == c_hi == 0
-    return lo, hi, inert
+            inert = inert and c_lo == c_hi == 0
+        for y in possible:
+            if y == j:
+                continue
+            c_lo = pj_lo[y] * wj[y] - pi_hi[y] * wi[y]
+            c_hi = pj_hi[y] * wj[y] - pi_lo[y] * wi[y]
+            if c_lo < 0:
+                lo += c_lo
+            if c_hi > 0:
+                hi += c_hi
+            inert = inert and c_lo == c_hi == 0
+        found.append((lo, hi, inert))
+    return found
 
 
 def place_words(place: int) -> str:

@@ -133,11 +133,12 @@ class Words(NamedTuple):
 Difference = Callable[[Span, TieBreak, int, int, "list[int] | None"], tuple[int, int]]
 
 
-#: ``group_difference(span, j, i, certain, possible)``, for a kind decided inside the group tied so far: the
-#: interval of ``score_j − score_i`` at the group's first split over every group holding ``i``, ``j``, all of
-#: ``certain`` and any of ``possible`` (over the completions of ``span``), and whether each member's share of it is
-#: exactly 0 (then the kind separates ``i`` and ``j`` in no group: both go on to the next criterion together).
-GroupDifference = Callable[[Span, int, int, Sequence[int], Sequence[int]], tuple[int, int, bool]]
+#: ``group_difference(span, i, candidates, certain, possible)``, for a kind decided inside the group tied so far:
+#: per ``j`` of ``candidates``, the interval of ``score_j − score_i`` at the group's first split over every group
+#: holding ``i``, ``j``, the rest of ``certain`` and any of the rest of ``possible`` (over the completions of
+#: ``span``), and whether each member's share of it is exactly 0 (then the kind separates ``i`` and ``j`` in no
+#: group: both go on to the next criterion together).
+GroupDifference = Callable[[Span, int, Sequence[int], Sequence[int], Sequence[int]], list[tuple[int, int, bool]]]
 
 
 @dataclass(frozen=True, slots=True)
