@@ -191,3 +191,60 @@ def fewest(short: int, gains: Sequence[int]) -> int:
         if short <= 0:
             return count
     return len(gains) + 1
+
+
+def koya_relaxed(
+    games: Sequence[Relaxed],
+    s_lo: Sequence[int],
+    s_hi: Sequence[int],
+    costs: dict[int, int],
+    line: int,
+    lowest: bool,
+) -> int:
+    """The least a player's Koya must move from its cheap bound, over the completions the relaxation allows.
+
+    ``costs`` are the opponents on the line in some completions but not in
+    all, each with what it moves (the points certainly scored against them
+    for the lowest KS, the points possibly scored for the highest); ``line``
+    is the lowest score on the line.  **Lowest**: every costed opponent
+    below the line (``line - 1``) while the others take what they can; the
+    units that do not fit lift some of them onto it, at least ``short`` in
+    all (their room above the cap), so the KS rises by at least the
+    cheapest such set (:func:`cheapest`).  **Highest**: every costed
+    opponent onto the line; the needs the flow cannot meet leave some below
+    it, together at least the unmet units (their needs), so the KS falls by
+    at least the cheapest such set.
+    """
+    n = len(s_lo)
+    items: list[tuple[int, int]] = []
+    if lowest:
+        room = [s_hi[j] - s_lo[j] for j in range(n)]
+        for j, cost in costs.items():
+            room[j] = line - 1 - s_lo[j]
+            items.append((cost, s_hi[j] - (line - 1)))
+        short = Flow(games, [g.least for g in games], room, n).short
+    else:
+        need = [0] * n
+        for j, cost in costs.items():
+            need[j] = line - s_lo[j]
+            items.append((cost, need[j]))
+        most = [g.most for g in games]
+        short = sum(need) - (sum(most) - Flow(games, most, need, n).short)
+    return cheapest(short, items)
+
+
+def cheapest(short: int, items: Sequence[tuple[int, int]]) -> int:
+    """A lower bound of the least total cost of ``items`` (cost, size) whose sizes add up to at least ``short``.
+
+    The fractional relaxation (cheapest per unit first, a fraction of the
+    last), rounded up; every item's cost when all of them together fall short.
+    """
+    if short <= 0:
+        return 0
+    total = 0
+    for cost, size in sorted(items, key=lambda item: item[0] / item[1]):
+        if size >= short:
+            return total + -(-cost * short // size)
+        total += cost
+        short -= size
+    return total

@@ -35,7 +35,7 @@ from typing import Final as Constant
 from typing import Literal
 
 from tracker.core.line import qualifies
-from tracker.core.projection.flow import Flow, Relaxed, fewest, relax
+from tracker.core.projection.flow import Flow, Relaxed, fewest, koya_relaxed, relax
 from tracker.core.projection.model import Model
 from tracker.core.tiebreaks.rule import Rule, Span
 
@@ -391,6 +391,16 @@ class Node:
         not cover or while ``i``'s own score is open.
         """
         s_lo, s_hi = self.s_lo, self.s_hi
+        if objective == "ks_min" or objective == "ks_max":
+            # the opponents who may or may not end on the line cannot all go the player's way at once
+            thr, row = self.thr0, self.p_lo[i] if objective == "ks_min" else self.p_hi[i]
+            costs = {
+                k: row[k] for k in range(self.n) if row[k] and qualifies(s_hi[k], thr) and not qualifies(s_lo[k], thr)
+            }
+            if not costs or self.free == 0:
+                return bound, None
+            games = [self.relaxed[g] for g in range(self.k) if self.assign[g] == -1]
+            return bound + koya_relaxed(games, s_lo, s_hi, costs, (thr + 1) // 2, objective == "ks_min"), None
         if s_lo[i] != s_hi[i] or self.free == 0:
             return bound, None
         score = s_lo[i]

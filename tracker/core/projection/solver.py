@@ -64,7 +64,7 @@ _SIGN: Constant = SIGN
 #: Objectives a player's own result moves one way: the result that is best for them, per objective.
 _OWN_RESULT: Constant = OWN_RESULT
 #: Objectives the flow relaxation tightens (Node.tighten).
-_TIGHTENED: Constant = frozenset({"rank_best", "rank_worst", "lead_min"})
+_TIGHTENED: Constant = frozenset({"rank_best", "rank_worst", "lead_min", "ks_min", "ks_max"})
 _FAR: Constant = 1 << 60
 #: A node's bounds (optimistic, pessimistic), the weights that choose the game to branch on, the rivals' ties.
 _Assessed = tuple[tuple[int, int], list[int], dict[int, int]]
