@@ -38,7 +38,12 @@ from tracker.core.events import (
     TournamentOpened,
 )
 from tracker.core.projection import Projection, project
+from tracker.core.projection.flow import cheapest
+from tracker.core.projection.model import model_of
+from tracker.core.projection.ranking import ranks as ranked_by
+from tracker.core.projection.ranking import standing
 from tracker.core.standings import Standings, standings
+from tracker.core.tiebreaks.rule import Final as Crosstable
 from tracker.protocol import projection_json
 
 TID: Final = "proj"
@@ -621,3 +626,38 @@ async def test_a_projection_process_that_dies_gives_none_and_the_next_projection
         assert again is not None and projection_json(again) == projection_json(project(state))
     finally:
         projector.close()
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_one_players_standing_is_what_the_whole_ranking_gives(seed: int) -> None:
+    """ranking.standing (the local search's measure) refines only the player's group: the same as ranks."""
+    rng = random.Random(7000 + seed)
+    case = random_case(rng, rng.randint(2, 12), 0)
+    m = model_of(case.tournament())
+    final = Crosstable(m.frame, m.score, m.wins, m.points)
+    ranked = ranked_by(final, m.order)
+    for i in range(m.n):
+        ahead, behind = standing(final, m.order, i)
+        assert sorted(ahead) == [j for j in range(m.n) if ranked[j] < ranked[i]]
+        assert sorted(behind) == [j for j in range(m.n) if ranked[j] > ranked[i]]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_cheapest_cover_bound_is_at_most_every_covering_set(seed: int) -> None:
+    """flow.cheapest (the Koya relaxation's count) never exceeds a set of items whose sizes cover the shortfall."""
+    rng = random.Random(seed)
+    items = [(rng.randint(1, 6), rng.randint(1, 5)) for _ in range(rng.randint(0, 6))]
+    short = rng.randint(-1, 12)
+    bound = cheapest(short, items)
+    best = min(
+        (
+            sum(cost for cost, _ in chosen)
+            for k in range(len(items) + 1)
+            for chosen in itertools.combinations(items, k)
+            if sum(size for _, size in chosen) >= short
+        ),
+        default=None,
+    )
+    if best is not None:
+        assert bound <= best
+    assert bound >= 0 and (short > 0 or bound == 0)
