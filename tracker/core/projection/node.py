@@ -16,7 +16,9 @@ Bounds on one player's objective come in two strengths:
   ``j``'s lowest score beats ``i``'s highest, certainly not ahead when the
   reverse holds; two players whose scores are settled and equal go through
   the tie-break order (each criterion's :attr:`~tracker.core.tiebreaks.rule.Rule.difference`
-  as an interval; DE once the group tied so far is known and decided).
+  as an interval; DE ranked in every group the rivals still open can form
+  while those are few and the games inside them decided, bounded over all of
+  them otherwise; the verdicts of a listed group are remembered).
   **KS**: the points certainly scored against opponents certainly on the
   line, and the most that can be scored against those who can still be.
   **Lead** (the best score of the others minus the player's own): from the
@@ -24,8 +26,10 @@ Bounds on one player's objective come in two strengths:
 * :meth:`Node.tighten`, from the points relaxation (:mod:`~tracker.core.projection.flow`),
   for the rank once the player's own score is settled (the search settles it
   first): the rivals who must end above it (best rank) or cannot all reach it
-  (worst rank) *together*, and for the lowest lead, whether the others can
-  all stay below a score.  It also returns a *guide*: an outcome per
+  (worst rank) *together*, for the lowest lead, whether the others can
+  all stay below a score, and for KS, the opponents who cannot all end on
+  the player's side of the line at once (:func:`~tracker.core.projection.flow.koya_relaxed`).
+  For the ranks and the lead it also returns a *guide*: an outcome per
   undecided game from the relaxation's split, which the search tries first.
 """
 
