@@ -57,6 +57,7 @@ async def test_stakes_and_cues_go_to_those_who_ask_and_v1_subscribers_get_what_t
             "before": "open",
             "after": "clinched",
             "text": "P1 clinches 1st",
+            "said": {"key": "stakes.clinches", "args": {"who": 1, "line": 1}},  # the words as a phrase
         } in white_wins["stakes"]
         estimate = first["chances"]
         assert estimate["estimate"] is True and estimate["runs"] >= 10_000

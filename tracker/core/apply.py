@@ -199,11 +199,7 @@ def already_applied(t: Tournament, event: Event) -> bool:
     if known is None:
         return False
     if known != fingerprint(event):
-        raise EventRejected(
-            f"event id {event.id} was already used for a different event; "
-            "send a new id (result_corrected to change a result)",
-            code="id-reused",
-        )
+        raise EventRejected(ID_REUSED(id=event.id), code="id-reused")
     return True
 
 
@@ -352,6 +348,10 @@ WITHDRAWS_FROM: Final = phrase("summary.withdraws_from", "{player:player} withdr
 REACHES: Final = phrase("summary.reaches", "{player:player} reaches 50%")
 FALLS: Final = phrase("summary.falls", "{player:player} falls below 50%")
 KS_MOVES: Final = phrase("summary.ks", "{player:player}'s KS {delta:signed}")
+ID_REUSED: Final = phrase(
+    "rejected.id_reused",
+    "event id {id} was already used for a different event; send a new id (result_corrected to change a result)",
+)
 #: How a summary's head and its parts are put together (the parts as a comma-separated list).
 SUMMARY: Final = phrase("summary", "{head}: {parts}")
 PARTS: Final = phrase("summary.parts", "{first}, {next}")

@@ -31,6 +31,7 @@ from tracker.core.checks import check_new_game
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import BoardUpdated, Evaluation, GameResult, ResultRecorded
+from tracker.core.phrases import phrase
 
 #: (round, white, black): a game, by start numbers.
 GameKey = tuple[int, int, int]
@@ -118,6 +119,14 @@ class Board:
         return (self.event.round, self.event.white, self.event.black)
 
 
+BOARD_ELSEWHERE: Final = phrase("rejected.board_elsewhere", "a board for tournament {tournament} was sent to {other}")
+GAME_OVER: Final = phrase(
+    "rejected.game_over",
+    "the game {white}–{black} of round {round} already has a result: "
+    "its board is over (a board is refused once the game is decided)",
+)
+
+
 def check_board(t: Tournament, board: BoardUpdated) -> None:
     """Whether ``board`` describes a game of ``t`` that may still be played; changes nothing.
 
@@ -126,15 +135,11 @@ def check_board(t: Tournament, board: BoardUpdated) -> None:
     round, a pair that has met, a game outside the schedule).
     """
     if board.tournament != t.id:
-        raise EventRejected(f"a board for tournament {board.tournament} was sent to {t.id}", code="unknown-tournament")
+        raise EventRejected(BOARD_ELSEWHERE(tournament=board.tournament, other=t.id), code="unknown-tournament")
     w, b = t.player(board.white), t.player(board.black)
     entry = t.entries[w].get(board.round)
     if entry is not None and entry.opponent == b:
-        raise EventRejected(
-            f"the game {board.white}–{board.black} of round {board.round} already has a result: "
-            "its board is over (a board is refused once the game is decided)",
-            code="game-finished",
-        )
+        raise EventRejected(GAME_OVER(white=board.white, black=board.black, round=board.round), code="game-finished")
     check_new_game(t, ResultRecorded(board.id, board.tournament, board.round, board.white, board.black, "1-0"))
 
 

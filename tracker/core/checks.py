@@ -27,8 +27,88 @@ from tracker.core.events import (
     Scoring,
     TournamentOpened,
 )
+from tracker.core.phrases import phrase, plural
 from tracker.core.schedule import rounds_needed
 from tracker.core.tiebreaks import parse_tiebreaks
+
+# -- the reasons, as phrases (rendered in English for ``EventRejected.reason``) ---------------
+
+ALREADY_OPEN: Final = phrase("rejected.already_open", "tournament {tournament} is already open")
+UNCHANGED: Final = phrase("rejected.unchanged", "the result of {white}–{black} is already {result}")
+NO_BYE: Final = phrase("rejected.no_bye", "player {player} has no bye in round {round}")
+ALREADY_WITHDRAWN: Final = phrase("rejected.already_withdrawn", "player {player} has already withdrawn")
+BAD_POINTS: Final = phrase(
+    "rejected.bad_points",
+    "scoring {name} must be a number of points between -9999.999 and 9999.999 with at most 3 decimals",
+)
+WIN_WORTH: Final = phrase("rejected.win_worth", "a win must be worth more than 0 points")
+SHARED_NUMBER: Final = phrase("rejected.shared_number", "two players share a start number")
+TOO_FEW_ROUNDS: Final = phrase(
+    "rejected.too_few_rounds", "{n} players need at least {needed} rounds in a single round robin, not {rounds}"
+)
+TOO_FEW_ROUNDS_DOUBLE: Final = phrase(
+    "rejected.too_few_rounds.double", "{n} players need at least {needed} rounds in a double round robin, not {rounds}"
+)
+BAD_LINES: Final = phrase(
+    "rejected.bad_lines", "lines of {places} places for {n} players: each at most {n} places, none twice"
+)
+SCHEDULE_TOO_LONG: Final = phrase("rejected.schedule_too_long", "the schedule has more rounds than the tournament")
+SCHEDULE_PAIRS: Final = phrase("rejected.schedule_pairs", "round {round} of the schedule pairs {white} and {black}")
+SELF: Final = phrase("rejected.self", "player {player} cannot play himself")
+BEYOND: Final = phrase("rejected.beyond", "round {round} is beyond the tournament's {rounds} rounds")
+HAS_BYE: Final = phrase(
+    "rejected.has_bye",
+    "player {player} already has a bye in round {round}; void the bye first (bye_voided) if this game was played",
+)
+HAS_RESULT: Final = phrase(
+    "rejected.has_result",
+    "player {player} already has this game's result in round {round}; send result_corrected to change its result",
+)
+HAS_GAME: Final = phrase(
+    "rejected.has_game",
+    "player {player} already has a game against {opponent} in round {round}; "
+    "correct or void that game first if the pairing was wrong",
+)
+MET: Final = plural(
+    "rejected.met",
+    "players {white} and {black} have already met in round {rounds:list}",
+    "players {white} and {black} have already met in rounds {rounds:list}",
+)
+MET_IN_CYCLE: Final = phrase(
+    "rejected.met_in_cycle", "players {white} and {black} already met in this cycle (round {round})"
+)
+UNSCHEDULED: Final = phrase("rejected.unscheduled", "round {round} of the schedule has no game {white}–{black}")
+REVERSED: Final = phrase(
+    "rejected.unscheduled.reversed", "round {round} of the schedule has no game {white}–{black} (colours reversed)"
+)
+BYE_HAS_GAME: Final = phrase(
+    "rejected.bye_has_game", "player {player} already has a game against {opponent} in round {round}"
+)
+BYE_HAS_BYE: Final = phrase("rejected.bye_has_bye", "player {player} already has a bye in round {round}")
+SCHEDULED_GAME: Final = phrase(
+    "rejected.scheduled_game",
+    "player {player} has a scheduled game {white}–{black} in round {round}; record its result instead "
+    "(a forfeit if one side did not play), withdraw the absent player first, "
+    "or mark the bye as replacing the game (a requested bye)",
+)
+ONLY_FORFEIT_WHITE: Final = phrase(
+    "rejected.only_forfeit.white",
+    "player {player} withdrew from round {since}: their game in round {round} can only be recorded "
+    "as a forfeit they lose (−/+ (Black wins by forfeit), or −/− if neither played)",
+)
+ONLY_FORFEIT_BLACK: Final = phrase(
+    "rejected.only_forfeit.black",
+    "player {player} withdrew from round {since}: their game in round {round} can only be recorded "
+    "as a forfeit they lose (+/− (White wins by forfeit), or −/− if neither played)",
+)
+PLAYED_ROUND: Final = phrase(
+    "rejected.played_round",
+    "player {player} played round {played} (against {opponent}), so cannot have withdrawn from round {round}: "
+    "withdraw from round {later} or later, or correct that game first",
+)
+NO_RESULT: Final = phrase("rejected.no_result", "no result {white}–{black} is recorded in round {round}")
+NOT_OPEN: Final = phrase("rejected.not_open", "no tournament {tournament} is open")
+ELSEWHERE: Final = phrase("rejected.elsewhere", "an event for tournament {tournament} was sent to tournament {other}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +140,7 @@ def plan(t: Tournament, event: Event) -> Plan:
     """
     match event:
         case TournamentOpened():
-            raise EventRejected(f"tournament {event.tournament} is already open", code="already-open")
+            raise EventRejected(ALREADY_OPEN(tournament=event.tournament), code="already-open")
         case ResultRecorded():
             w, b = check_new_game(t, event)
             check_withdrawn(t, event, w, b)
@@ -71,7 +151,7 @@ def plan(t: Tournament, event: Event) -> Plan:
             new = game_entries(t, event.round, w, b, event.result, event.short)
             if new[0] == entry and new[1] == t.entries[b][event.round]:
                 raise EventRejected(
-                    f"the result of {event.white}–{event.black} is already {event.result}", code="unchanged"
+                    UNCHANGED(white=event.white, black=event.black, result=event.result), code="unchanged"
                 )
             return Plan(event.round, (w, b), new)
         case ResultVoided():
@@ -84,12 +164,12 @@ def plan(t: Tournament, event: Event) -> Plan:
             p = t.player(event.player)
             bye = t.entries[p].get(event.round)
             if bye is None or bye.is_game:
-                raise EventRejected(f"player {event.player} has no bye in round {event.round}", code="no-such-result")
+                raise EventRejected(NO_BYE(player=event.player, round=event.round), code="no-such-result")
             return Plan(event.round, (p,), None)
         case PlayerWithdrawn():
             p = t.player(event.player)
             if t.withdrawn[p]:
-                raise EventRejected(f"player {event.player} has already withdrawn", code="already-withdrawn")
+                raise EventRejected(ALREADY_WITHDRAWN(player=event.player), code="already-withdrawn")
             check_withdrawal(t, event, p)
             return Plan(event.round or 0, (p,), None, withdraws=True)
         case _:
@@ -112,13 +192,9 @@ def check_scoring(scoring: Scoring) -> None:
             continue
         # adjusted() (the exponent of the leading digit) needs no context: 1e999999999 is refused before any arithmetic
         if not value.is_finite() or value.adjusted() > 3 or value != value.quantize(POINTS_STEP):
-            raise EventRejected(
-                f"scoring {name.replace('_', ' ')} must be a number of points between -9999.999 and 9999.999 "
-                "with at most 3 decimals",
-                code="invalid-tournament",
-            )
+            raise EventRejected(BAD_POINTS(name=name.replace("_", " ")), code="invalid-tournament")
     if scoring.win <= 0:
-        raise EventRejected("a win must be worth more than 0 points", code="invalid-tournament")
+        raise EventRejected(WIN_WORTH(), code="invalid-tournament")
 
 
 def check_opened(event: TournamentOpened) -> None:
@@ -131,33 +207,28 @@ def check_opened(event: TournamentOpened) -> None:
     """
     numbers = [p.start_no for p in event.players]
     if len(set(numbers)) != len(numbers):
-        raise EventRejected("two players share a start number", code="invalid-tournament")
+        raise EventRejected(SHARED_NUMBER(), code="invalid-tournament")
     check_scoring(event.scoring)
     cycles = 2 if event.format == "double" else 1
     n = len(numbers)
     needed = rounds_needed(n, cycles)
     if event.rounds is not None and event.rounds < needed:
-        raise EventRejected(
-            f"{n} players need at least {needed} rounds in a {event.format} round robin, not {event.rounds}",
-            code="invalid-tournament",
-        )
+        too_few = TOO_FEW_ROUNDS_DOUBLE if event.format == "double" else TOO_FEW_ROUNDS
+        raise EventRejected(too_few(n=n, needed=needed, rounds=event.rounds), code="invalid-tournament")
     parse_tiebreaks(event.tiebreaks, event.rules)
     places = [line.places for line in event.lines]
     if len(set(places)) != len(places) or any(p > n for p in places):
-        raise EventRejected(
-            f"lines of {', '.join(str(p) for p in places)} places for {n} players: each at most {n} places, none twice",
-            code="invalid-tournament",
-        )
+        raise EventRejected(BAD_LINES(places=", ".join(str(p) for p in places), n=n), code="invalid-tournament")
     if event.schedule is not None:
         known = set(numbers)
         limit = event.rounds if event.rounds is not None else needed
         if len(event.schedule) > limit:
-            raise EventRejected("the schedule has more rounds than the tournament", code="invalid-tournament")
+            raise EventRejected(SCHEDULE_TOO_LONG(), code="invalid-tournament")
         for r, pairs in enumerate(event.schedule, start=1):
             seen: set[int] = set()
             for w, b in pairs:
                 if w not in known or b not in known or w == b or w in seen or b in seen:
-                    raise EventRejected(f"round {r} of the schedule pairs {w} and {b}", code="invalid-tournament")
+                    raise EventRejected(SCHEDULE_PAIRS(round=r, white=w, black=b), code="invalid-tournament")
                 seen.update((w, b))
 
 
@@ -168,9 +239,9 @@ def check_game(t: Tournament, event: ResultRecorded | ResultCorrected | ResultVo
     """
     w, b = t.player(event.white), t.player(event.black)
     if w == b:
-        raise InvalidPairing(f"player {event.white} cannot play himself")
+        raise InvalidPairing(SELF(player=event.white))
     if event.round > t.rounds:
-        raise InvalidPairing(f"round {event.round} is beyond the tournament's {t.rounds} rounds")
+        raise InvalidPairing(BEYOND(round=event.round, rounds=t.rounds))
     return w, b
 
 
@@ -187,30 +258,25 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
         if r in t.entries[p]:
             other = t.entries[p][r]
             if not other.is_game:
-                advice = "void the bye first (bye_voided) if this game was played"
-                what = "a bye"
+                said = HAS_BYE(player=number, round=r)
             elif other.opponent in (w, b):
-                advice = "send result_corrected to change its result"
-                what = "this game's result"
+                said = HAS_RESULT(player=number, round=r)
             else:
-                advice = "correct or void that game first if the pairing was wrong"
-                what = f"a game against {t.start_nos[other.opponent]}"
-            raise InvalidPairing(
-                f"player {number} already has {what} in round {r}; {advice}",
-                code="duplicate-result" if other.is_game and other.opponent in (w, b) else "invalid-pairing",
-            )
+                said = HAS_GAME(player=number, opponent=t.start_nos[other.opponent], round=r)
+            code = "duplicate-result" if other.is_game and other.opponent in (w, b) else "invalid-pairing"
+            raise InvalidPairing(said, code=code)
     met = t.games_between(w, b)
     if len(met) >= t.cycles:
-        raise InvalidPairing(f"players {event.white} and {event.black} have already met in {rounds_words(met)}")
+        raise InvalidPairing(MET(white=event.white, black=event.black, rounds=list(met), n=len(met)))
     per_cycle = rounds_needed(t.n, 1)
     cycle = (r - 1) // per_cycle
     if any((m - 1) // per_cycle == cycle for m in met):
-        raise InvalidPairing(f"players {event.white} and {event.black} already met in this cycle (round {met[0]})")
+        raise InvalidPairing(MET_IN_CYCLE(white=event.white, black=event.black, round=met[0]))
     if t.schedule is not None:
         pairs = t.schedule.get(r, set())
         if (w, b) not in pairs:
-            hint = " (colours reversed)" if (b, w) in pairs else ""
-            raise InvalidPairing(f"round {r} of the schedule has no game {event.white}–{event.black}{hint}")
+            unscheduled = REVERSED if (b, w) in pairs else UNSCHEDULED
+            raise InvalidPairing(unscheduled(round=r, white=event.white, black=event.black))
     return w, b
 
 
@@ -228,11 +294,12 @@ def check_bye(t: Tournament, event: ByeRecorded) -> int:
     p = t.player(event.player)
     r = event.round
     if r > t.rounds:
-        raise InvalidPairing(f"round {r} is beyond the tournament's {t.rounds} rounds")
+        raise InvalidPairing(BEYOND(round=r, rounds=t.rounds))
     if r in t.entries[p]:
         other = t.entries[p][r]
-        what = f"a game against {t.start_nos[other.opponent]}" if other.is_game else "a bye"
-        raise InvalidPairing(f"player {event.player} already has {what} in round {r}")
+        if other.is_game:
+            raise InvalidPairing(BYE_HAS_GAME(player=event.player, opponent=t.start_nos[other.opponent], round=r))
+        raise InvalidPairing(BYE_HAS_BYE(player=event.player, round=r))
     for w, b in sorted((t.schedule or {}).get(r, ())):
         if p not in (w, b):
             continue
@@ -240,9 +307,7 @@ def check_bye(t: Tournament, event: ByeRecorded) -> int:
         opponent_bye = r in t.entries[o] and not t.entries[o][r].is_game
         if not (event.replaces_game or t.withdrawn[p] or t.withdrawn[o] or opponent_bye):
             raise InvalidPairing(
-                f"player {event.player} has a scheduled game {t.start_nos[w]}–{t.start_nos[b]} in round {r}; "
-                "record its result instead (a forfeit if one side did not play), withdraw the absent player "
-                "first, or mark the bye as replacing the game (a requested bye)",
+                SCHEDULED_GAME(player=event.player, white=t.start_nos[w], black=t.start_nos[b], round=r),
                 code="scheduled-game",
             )
     return p
@@ -264,12 +329,8 @@ def check_withdrawn(t: Tournament, event: ResultRecorded | ResultCorrected, w: i
             continue
         if event.result == "--" or (event.result[side] == "-" and event.result[1 - side] == "+"):
             continue
-        lost = "−/+ (Black wins by forfeit)" if side == 0 else "+/− (White wins by forfeit)"
-        raise EventRejected(
-            f"player {t.start_nos[p]} withdrew from round {start}: their game in round {r} can only be recorded "
-            f"as a forfeit they lose ({lost}, or −/− if neither played)",
-            code="withdrawn",
-        )
+        only = ONLY_FORFEIT_WHITE if side == 0 else ONLY_FORFEIT_BLACK
+        raise EventRejected(only(player=t.start_nos[p], since=start, round=r), code="withdrawn")
 
 
 def check_withdrawal(t: Tournament, event: PlayerWithdrawn, p: int) -> None:
@@ -283,22 +344,12 @@ def check_withdrawal(t: Tournament, event: PlayerWithdrawn, p: int) -> None:
     if r is None:
         return
     if r > t.rounds:
-        raise InvalidPairing(f"round {r} is beyond the tournament's {t.rounds} rounds")
+        raise InvalidPairing(BEYOND(round=r, rounds=t.rounds))
     played = sorted(k for k, e in t.entries[p].items() if k >= r and e.is_game and e.played)
     if played:
         opponent = t.start_nos[t.entries[p][played[0]].opponent]
-        raise EventRejected(
-            f"player {event.player} played round {played[0]} (against {opponent}), so cannot have withdrawn from "
-            f"round {r}: withdraw from round {played[-1] + 1} or later, or correct that game first",
-            code="withdrawn",
-        )
-
-
-def rounds_words(rounds: list[int]) -> str:
-    """``[8]`` → "round 8", ``[3, 8]`` → "rounds 3 and 8", ``[1, 2, 5]`` → "rounds 1, 2 and 5"."""
-    if len(rounds) == 1:
-        return f"round {rounds[0]}"
-    return "rounds " + ", ".join(str(r) for r in rounds[:-1]) + f" and {rounds[-1]}"
+        said = PLAYED_ROUND(player=event.player, played=played[0], opponent=opponent, round=r, later=played[-1] + 1)
+        raise EventRejected(said, code="withdrawn")
 
 
 def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple[int, int, Entry]:
@@ -306,16 +357,13 @@ def existing_game(t: Tournament, event: ResultCorrected | ResultVoided) -> tuple
     w, b = check_game(t, event)
     entry = t.entries[w].get(event.round)
     if entry is None or entry.opponent != b or not entry.white:
-        raise EventRejected(
-            f"no result {event.white}–{event.black} is recorded in round {event.round}",
-            code="no-such-result",
-        )
+        raise EventRejected(NO_RESULT(white=event.white, black=event.black, round=event.round), code="no-such-result")
     return w, b, entry
 
 
 def require_tournament(t: Tournament | None, event: Event) -> Tournament:
     if t is None:
-        raise UnknownTournament(f"no tournament {event.tournament} is open")
+        raise UnknownTournament(NOT_OPEN(tournament=event.tournament))
     if t.id != event.tournament:
-        raise UnknownTournament(f"an event for tournament {event.tournament} was sent to tournament {t.id}")
+        raise UnknownTournament(ELSEWHERE(tournament=event.tournament, other=t.id))
     return t

@@ -56,10 +56,12 @@ from tracker.core.errors import UnknownPlayer
 from tracker.core.events import ByeKind, GameResult, TournamentOpened
 from tracker.core.line import final_games, koya_threshold, qualifies
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.schedule import rounds_needed
 from tracker.core.scoring import Units, units_of
 
 BYE: Final = -1
+NO_PLAYER: Final = phrase("rejected.no_player", "tournament {tournament} has no player with start number {player}")
 
 
 @dataclass(slots=True)
@@ -260,7 +262,7 @@ class Tournament:
         try:
             return self.index[start_no]
         except KeyError:
-            raise UnknownPlayer(f"tournament {self.id} has no player with start number {start_no}") from None
+            raise UnknownPlayer(NO_PLAYER(tournament=self.id, player=start_no)) from None
 
     def results_of(self, i: int) -> tuple[tuple[int, int, str, str], ...]:
         """Player ``i``'s crosstable line: (round, opponent start no or 0, colour, TRF code)."""

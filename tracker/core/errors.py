@@ -22,6 +22,8 @@ reason, close a misbehaving client, print the error and exit non-zero).
 
 from __future__ import annotations
 
+from tracker.core.phrases import Said, render
+
 
 class TrackerError(Exception):
     """Base class of every error tracker raises on purpose."""
@@ -31,14 +33,17 @@ class EventRejected(TrackerError):
     """The event is not valid against the current state; nothing was changed.
 
     ``code`` is a short stable token for machines (``"unknown-player"``),
-    ``reason`` a sentence for people.
+    ``reason`` a sentence for people; given as a phrase said
+    (:class:`~tracker.core.phrases.Said`), it is also ``said``, which a client
+    renders in its viewer's language (``reason`` is then its English).
     """
 
     code: str = "rejected"
 
-    def __init__(self, reason: str, *, code: str | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: str | Said, *, code: str | None = None) -> None:
+        self.said = reason if isinstance(reason, Said) else None
+        self.reason = render(reason, str) if isinstance(reason, Said) else reason
+        super().__init__(self.reason)
         if code is not None:
             self.code = code
 

@@ -30,6 +30,7 @@ from tracker.core.boards import Board, BoardSet, GameKey, eval_text
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import GameResult, ResultRecorded
+from tracker.core.phrases import Said, phrase, render
 from tracker.core.projection.chances import RUNS, Chances, chances
 from tracker.core.projection.stakes import Stakes, surname
 from tracker.core.standings import Standings, standings
@@ -110,6 +111,17 @@ class BoardStake:
     board: int
     result: GameResult
     text: str
+    said: Said
+
+
+HOLDS: Final = phrase("board.holds", "{where:phrase}: if it holds, {stakes:phrases}")
+WITH_EVAL: Final = phrase("board.eval", "{where:phrase} ({eval})")
+LEVEL_ON_BOARD: Final = phrase("board.level", "Board {board} is level")
+LEVEL_GAME: Final = phrase("board.level.game", "{white:player}–{black:player} is level")
+WINNING_ON_BOARD: Final = phrase("board.winning", "{side:player} is winning on board {board}")
+WINNING_GAME: Final = phrase("board.winning.game", "{side:player} is winning against {rival:player}")
+BETTER_ON_BOARD: Final = phrase("board.better", "{side:player} is better on board {board}")
+BETTER_GAME: Final = phrase("board.better.game", "{side:player} is better against {rival:player}")
 
 
 def board_stakes(k: Stakes, boards: BoardSet, names: dict[int, str]) -> tuple[BoardStake, ...]:
@@ -118,36 +130,38 @@ def board_stakes(k: Stakes, boards: BoardSet, names: dict[int, str]) -> tuple[Bo
     ``names`` are the players' names by start number.  A board of a game ``k`` does not list (its stakes
     were computed before the board's game was paired, or the game decides nothing) says nothing.
     """
-    by_game: dict[GameKey, dict[GameResult, list[str]]] = {}
+    by_game: dict[GameKey, dict[GameResult, list[Said]]] = {}
     for game in k.games:
         if game.round is None:
             continue
-        by_game[(game.round, game.white, game.black)] = {o.result: [s.text for s in o.stakes] for o in game.outcomes}
+        by_game[(game.round, game.white, game.black)] = {o.result: [s.said for s in o.stakes] for o in game.outcomes}
+
+    def short(start_no: int) -> str:
+        return surname(names.get(start_no, str(start_no)))
+
     found = []
     for board in boards.in_order():
         likely = board.likely
-        said = None if likely is None else by_game.get(board.key, {}).get(likely)
-        if likely is None or not said:
+        stakes = None if likely is None else by_game.get(board.key, {}).get(likely)
+        if likely is None or not stakes:
             continue
         e = board.event
-        text = f"{_where(board, names)}: if it holds, {'; '.join(said)}"
-        found.append(BoardStake(e.round, e.white, e.black, board.number, likely, text))
+        said = HOLDS(where=where(board), stakes=stakes)
+        found.append(BoardStake(e.round, e.white, e.black, board.number, likely, render(said, short), said))
     return tuple(found)
 
 
-def _where(board: Board, names: dict[int, str]) -> str:
+def where(board: Board) -> Said:
     """Where a board stands: "Caruana is winning on board 1 (+3.1)", "Board 2 is level (0.0)"."""
     e = board.event
-    white, black = surname(names.get(e.white, str(e.white))), surname(names.get(e.black, str(e.black)))
     value = eval_text(e.evaluation)
-    shown = f" ({value})" if value else ""
-    wdl = board.wdl or (0, 1000, 0)
-    if board.likely == "1-0":
-        side, share, against = white, wdl[0], black
-    elif board.likely == "0-1":
-        side, share, against = black, wdl[2], white
+    if board.likely in ("1-0", "0-1"):
+        wdl = board.wdl or (0, 1000, 0)
+        ahead = board.likely == "1-0"
+        side, rival = (e.white, e.black) if ahead else (e.black, e.white)
+        winning = (wdl[0] if ahead else wdl[2]) >= WINNING
+        on_board, in_game = (WINNING_ON_BOARD, WINNING_GAME) if winning else (BETTER_ON_BOARD, BETTER_GAME)
+        said = on_board(side=side, board=board.number) if board.number else in_game(side=side, rival=rival)
     else:
-        return f"Board {board.number} is level{shown}" if board.number else f"{white}–{black} is level{shown}"
-    word = "winning" if share >= WINNING else "better"
-    at = f"on board {board.number}" if board.number else f"against {against}"
-    return f"{side} is {word} {at}{shown}"
+        said = LEVEL_ON_BOARD(board=board.number) if board.number else LEVEL_GAME(white=e.white, black=e.black)
+    return WITH_EVAL(where=said, eval=value) if value else said

@@ -21,11 +21,14 @@ An argument is written ``{name}`` (an integer or a string, as it is) or
 
 ``player``  a start number, written as the player's short name (the surname)
 ``players`` start numbers, written as a list in the language's way ("A and B")
+``list``    numbers or words, written as a list in the language's way ("3 and 8")
 ``result``  a game's result code (``"1-0"``, ``"+-"``), written ``1–0``, ``+/−``
 ``points``  a number of points, written as the language writes them (``2½``)
 ``signed``  points with their sign (``+½``, ``−1``)
 ``line``    a line of the standings: its places (an integer: "1st", "top 3")
             or the name the tournament declared for it (a string, untouched)
+``phrase``  another phrase said (a sentence inside a sentence), written in the same language
+``phrases`` phrases said, written one after the other with ``"; "`` (:data:`SEMICOLON`)
 
 A :class:`Plural` has one template per plural form of a language (English:
 one and other) and chooses by its argument ``n``.
@@ -38,22 +41,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd
-from typing import Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar, Union
 
 import msgspec
 
-#: What an argument may be on the wire.
-Arg = int | float | str | list[int] | None
+#: What an argument may be on the wire (a phrase inside a phrase is said whole: ``{"key", "args"}``).
+Arg = Union[int, float, str, list[int], list[str], None, "Said", list["Said"]]
 
 _FIELD: Final = re.compile(r"\{(\w+)(?::(\w+))?\}")
-TYPES: Final = frozenset({"player", "players", "result", "points", "signed", "line"})
+TYPES: Final = frozenset({"player", "players", "list", "result", "points", "signed", "line", "phrase", "phrases"})
 
 
 class Said(msgspec.Struct, frozen=True, omit_defaults=True):
     """A phrase said: its key and its arguments (``{"key": "summary.voided", "args": {"white": 3, …}}``)."""
 
     key: str
-    args: dict[str, Arg] = {}
+    args: dict[str, Any] = {}  # Arg values (typed loosely: a decoder cannot tell two kinds of list apart)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,8 @@ def _register(p: _P) -> _P:
 
 LINE_FIRST: Final = phrase("line.first", "1st")
 LINE_TOP: Final = phrase("line.top", "top {n}")
+#: How the phrases of a ``phrases`` argument follow each other.
+SEMICOLON: Final = phrase("list.semicolon", "{first}; {next}")
 
 
 class English:
@@ -190,7 +195,9 @@ def _written(value: Arg, kind: str | None, names: Callable[[int], str], language
         case "player", int():
             return names(value)
         case "players", list():
-            return language.join([names(v) for v in value])
+            return language.join([names(v) for v in value if isinstance(v, int)])
+        case "list", list():
+            return language.join([str(v) for v in value])
         case "result", str():
             return RESULT_WORDS.get(value, value)
         case "points", int() | float():
@@ -201,9 +208,27 @@ def _written(value: Arg, kind: str | None, names: Callable[[int], str], language
             return render(LINE_FIRST() if value == 1 else LINE_TOP(n=value), names, language)
         case "line", str():
             return value
+        case "phrase", Said() | dict():
+            return render(_said(value), names, language)
+        case "phrases", list():
+            return _series([_said(v) for v in value], names, language)
         case None, _:
             return "" if value is None else str(value)
     raise TypeError(f"argument {value!r} cannot be written as {kind}")
+
+
+def _said(value: object) -> Said:
+    """A phrase argument as a :class:`Said` (decoded from JSON, it is a mapping)."""
+    return value if isinstance(value, Said) else msgspec.convert(value, Said)
+
+
+def _series(said: list[Said], names: Callable[[int], str], language: Language) -> str:
+    if not said:
+        return ""
+    text = render(said[-1], names, language)
+    for part in reversed(said[:-1]):
+        text = render(SEMICOLON(first=render(part, names, language), next=text), names, language)
+    return text
 
 
 def _exact(value: int | float) -> Fraction:

@@ -48,9 +48,11 @@ from collections.abc import Callable, Iterable
 
 from tracker.core.apply import Batch, apply, fold
 from tracker.core.boards import BoardSet, check_board
+from tracker.core.checks import NOT_OPEN
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, UnknownTournament
 from tracker.core.events import BoardUpdated, Event, decode_event, encode_event
+from tracker.core.phrases import phrase
 from tracker.core.standings import Standings, standings
 from tracker.embedded.boards import BoardStore
 from tracker.embedded.journal import Journal, JournalError
@@ -58,6 +60,7 @@ from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import StandingsPayload, standings_payload, update_message
 
+FINISHED = phrase("rejected.finished", "tournament {tournament} is finished: every game is in")
 #: seconds a finished tournament stays live after its last accepted event (corrections reuse the live state)
 COMPACT_AFTER = 30.0
 
@@ -150,7 +153,7 @@ class EmbeddedProcessor:
             state = self.states.get(board.tournament)
             try:
                 if state is None:
-                    raise UnknownTournament(f"no tournament {board.tournament} is live")
+                    raise UnknownTournament(NOT_OPEN(tournament=board.tournament))
                 check_board(state, board)
             except EventRejected:
                 if self.store is not None:
@@ -170,8 +173,8 @@ class EmbeddedProcessor:
         state = self.states.get(tid)
         if state is None:
             if tid in self.compacted:
-                raise EventRejected(f"tournament {tid} is finished: every game is in", code="game-finished")
-            raise UnknownTournament(f"no tournament {tid} is open")
+                raise EventRejected(FINISHED(tournament=tid), code="game-finished")
+            raise UnknownTournament(NOT_OPEN(tournament=tid))
         check_board(state, board)
         change = self.boards_of.setdefault(tid, BoardSet()).put(state, board)
         if change != "none":

@@ -43,9 +43,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Final
 
 from websockets.http11 import Request
 
+from tracker.core.phrases import Said, phrase, render
 from tracker.gateway.metrics import Metrics
 
 logger = logging.getLogger("tracker.gateway.auth")
@@ -62,14 +64,20 @@ class Verdict(Enum):
 
     @property
     def reason(self) -> str:
-        """The human sentence sent with the code."""
-        return _REASONS[self]
+        """The human sentence sent with the code (in English)."""
+        return render(self.said, str) if self is not Verdict.OK else ""
+
+    @property
+    def said(self) -> Said:
+        """The sentence as a phrase, for a client to write in its viewer's language (not for :attr:`OK`)."""
+        return _REASONS[self]()
 
 
-_REASONS = {
-    Verdict.OK: "",
-    Verdict.WRONG: "a valid arbiter token is required",
-    Verdict.RATE_LIMITED: "too many wrong arbiter tokens from this address: wait a second before trying again",
+_REASONS: Final = {
+    Verdict.WRONG: phrase("rejected.token", "a valid arbiter token is required"),
+    Verdict.RATE_LIMITED: phrase(
+        "rejected.token_rate", "too many wrong arbiter tokens from this address: wait a second before trying again"
+    ),
 }
 
 

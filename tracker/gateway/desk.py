@@ -29,7 +29,8 @@ from tracker.core.events import (
     Submitted,
     TournamentOpened,
 )
-from tracker.protocol import NoticedEventJSON, NoticeJSON
+from tracker.core.phrases import Said
+from tracker.protocol import NoticedEventJSON, NoticeJSON, said_json
 
 KEEP: Final = 40  # notices per tournament
 REASON: Final = 300  # characters of a reason kept
@@ -45,8 +46,8 @@ class Desk:
         self._notices: OrderedDict[str, deque[NoticeJSON]] = OrderedDict()
         self._next = 1
 
-    def note(self, event: Submitted, code: str, reason: str) -> NoticeJSON:
-        """Keep a rejection of ``event`` (``code`` for machines, ``reason`` for people); return the notice."""
+    def note(self, event: Submitted, code: str, reason: str, said: Said | None = None) -> NoticeJSON:
+        """Keep a rejection of ``event`` (``code`` for machines, ``reason`` for people, ``said`` as a phrase)."""
         kept = self._notices.pop(event.tournament, None) or deque(maxlen=self.keep)
         if len(reason) > REASON:
             reason = reason[: REASON - 1] + "…"
@@ -57,6 +58,8 @@ class Desk:
             "reason": reason,
             "event": summary(event),
         }
+        if said is not None:
+            notice["reason_said"] = said_json(said)
         kept.append(notice)
         self._next += 1
         self._notices[event.tournament] = kept

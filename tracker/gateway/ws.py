@@ -22,6 +22,7 @@ from websockets.frames import CloseCode
 from tracker.config import ServerConfig
 from tracker.core.errors import DecodeError, EventRejected
 from tracker.core.events import BoardUpdated, Event
+from tracker.core.phrases import Said, phrase, render
 from tracker.gateway.auth import Bucket, TokenGuard, Verdict, address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.desk import Desk
@@ -39,6 +40,7 @@ from tracker.protocol import (
 )
 
 POLICY_VIOLATION = CloseCode.POLICY_VIOLATION  # 1008
+TOO_MANY_SUBMITS = phrase("rejected.too_many_submits", "too many submits per second")
 
 
 @dataclass(slots=True)
@@ -50,6 +52,7 @@ class Client:
     stakes_of: set[str] = field(default_factory=set)  # subscribed with "stakes": true
     boards_of: set[str] = field(default_factory=set)  # subscribed with "boards": true
     subscribes: Bucket | None = None
+    said: bool = False  # subscribed with "updates": "delta" once (v1.1): its rejections carry reason_said
     proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
 
 
@@ -170,6 +173,8 @@ class Websockets:
         client.subscriptions.add(tid)
         client.stakes_of.discard(tid)
         client.boards_of.discard(tid)
+        if message.updates == "delta":
+            client.said = True
         await self.hub.subscribe(conn, tid, message.since, message.delay, delta=message.updates == "delta")
         if tid in client.arbiter_of:
             state = self.backend.state(tid)
@@ -205,11 +210,12 @@ class Websockets:
         event = message.event
         if (verdict := self.check(conn, message.token)) is not Verdict.OK:
             self.metrics.inc("tracker_events_rejected_total", code=verdict.value)
-            await reply(conn, rejected_message(event.id, verdict.value, verdict.reason, message.ref))
+            await reply(conn, self._rejected(conn, event.id, verdict.value, verdict.reason, message.ref, verdict.said))
             return
         if not self._allow(message.token):
             self.metrics.inc("tracker_events_rejected_total", code="rate-limited")
-            await reply(conn, rejected_message(event.id, "rate-limited", "too many submits per second", message.ref))
+            said = TOO_MANY_SUBMITS()
+            await reply(conn, self._rejected(conn, event.id, "rate-limited", render(said, str), message.ref, said))
             return
         try:
             if isinstance(event, BoardUpdated):
@@ -218,7 +224,7 @@ class Websockets:
                 seq = await self.backend.submit(event)
         except EventRejected as exc:
             self.metrics.inc("tracker_events_rejected_total", code=exc.code)
-            await reply(conn, rejected_message(event.id, exc.code, exc.reason, message.ref))
+            await reply(conn, self._rejected(conn, event.id, exc.code, exc.reason, message.ref, exc.said))
             if not isinstance(event, BoardUpdated):  # a feed's board refused is no arbiter's business
                 self._noted(event, exc)
             return
@@ -226,9 +232,16 @@ class Websockets:
         await reply(conn, ack_message(event.id, event.tournament, seq, message.ref))
         self.metrics.ack_latency.observe(time.perf_counter() - started)
 
+    def _rejected(
+        self, conn: ServerConnection, event_id: str, code: str, reason: str, ref: str | None, said: Said | None
+    ) -> bytes:
+        """The ``rejected`` reply: with the reason as a phrase for a v1.1 connection, v1's bytes for another."""
+        client = self.clients.get(conn)
+        return rejected_message(event_id, code, reason, ref, said if client is not None and client.said else None)
+
     def _noted(self, event: Event, exc: EventRejected) -> None:
         """Keep the rejection on the desk and send the new notice to each of the tournament's arbiters."""
-        notice = self.desk.note(event, exc.code, exc.reason)
+        notice = self.desk.note(event, exc.code, exc.reason, exc.said)
         data = notices_message(event.tournament, [notice], added=True).decode()
         broadcast(self.arbiters(event.tournament), data)  # never waits; a closed connection is skipped
 

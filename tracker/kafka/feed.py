@@ -62,9 +62,11 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from tracker.core.boards import BoardSet, check_board
+from tracker.core.checks import NOT_OPEN
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, TrackerError, UnknownTournament
 from tracker.core.events import BoardUpdated, Event, decode_board
+from tracker.core.phrases import Said, phrase
 from tracker.gateway.backend import Sink
 from tracker.gateway.metrics import Metrics
 from tracker.kafka.processing import decode_dead_letter, legacy_log, parse_entry_key, rebuild
@@ -85,6 +87,11 @@ from tracker.protocol import StandingsPayload, decode_head
 log = logging.getLogger(__name__)
 
 OUTCOME_TIMEOUT: Final = 30.0
+PENDING: Final = phrase(
+    "rejected.pending",
+    "the event is in the results log but no worker applied it within {seconds} s; "
+    "it will be applied when a worker catches up, and resubmitting it is safe",
+)
 """Seconds a submit waits for the worker's verdict before replying ``pending``."""
 BOOTSTRAP_TIMEOUT: Final = 120.0
 """Seconds the gateway may take to read the snapshots before it serves."""
@@ -166,11 +173,7 @@ class KafkaBackend:
                 async with asyncio.timeout(self.outcome_timeout):
                     return await verdict
             except TimeoutError:
-                raise EventRejected(
-                    f"the event is in the results log but no worker applied it within {self.outcome_timeout:g} s;"
-                    " it will be applied when a worker catches up, and resubmitting it is safe",
-                    code="pending",
-                ) from None
+                raise EventRejected(PENDING(seconds=f"{self.outcome_timeout:g}"), code="pending") from None
         finally:
             futures = self._waiting.get(key, [])
             if verdict in futures:
@@ -188,7 +191,7 @@ class KafkaBackend:
         """
         state = self.state(board.tournament)
         if state is None:
-            raise UnknownTournament(f"no tournament {board.tournament} is open")
+            raise UnknownTournament(NOT_OPEN(tournament=board.tournament))
         check_board(state, board)
         try:
             await (await send_board(self.producer, board))
@@ -241,7 +244,7 @@ class KafkaBackend:
         if verdict is not None:
             verdict.set_result(seq)
 
-    def rejected(self, tournament: str, event_id: str, code: str, reason: str) -> None:
+    def rejected(self, tournament: str, event_id: str, code: str, reason: str, said: Said | None = None) -> None:
         """A worker rejected the event: reject the oldest submit of it with the worker's code and reason."""
         verdict = self._oldest(tournament, event_id)
         if verdict is not None:
@@ -253,7 +256,7 @@ class KafkaBackend:
                 reason,
                 extra={"tournament": tournament, "event_id": event_id, "code": code},
             )
-            verdict.set_exception(EventRejected(reason, code=code))
+            verdict.set_exception(EventRejected(said if said is not None else reason, code=code))
 
     def _oldest(self, tournament: str, event_id: str) -> asyncio.Future[int] | None:
         for verdict in self._waiting.get((tournament, event_id), []):
@@ -389,7 +392,8 @@ class Feed:
             return
         self.metrics.inc("tracker_kafka_dead_letters_total")
         if letter["id"] is not None:
-            self.backend.rejected(letter["tournament"], letter["id"], letter["code"], letter["reason"])
+            said = letter.get("said")
+            self.backend.rejected(letter["tournament"], letter["id"], letter["code"], letter["reason"], said)
 
     def _changelog(self, record: Any) -> None:
         entry = None if record.key is None else parse_entry_key(record.key)

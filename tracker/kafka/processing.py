@@ -46,7 +46,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypedDict
+from typing import Any, Final, NotRequired, Protocol, TypedDict
 
 import msgspec
 
@@ -54,6 +54,7 @@ from tracker.core.apply import apply, fold, step
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected
 from tracker.core.events import Event, decode_event, encode_event
+from tracker.core.phrases import Said
 from tracker.core.standings import Standings, standings
 from tracker.protocol import StandingsPayload, snapshot_message, standings_payload, update_message
 
@@ -74,7 +75,8 @@ class DeadLetter(TypedDict):
     """A rejected record on ``tracker-dead-letters``.
 
     ``event`` is the event as JSON, or the record's text when it was not
-    JSON at all; ``id`` is the event's id when it could be read.
+    JSON at all; ``id`` is the event's id when it could be read; ``said``
+    the reason as a phrase (``{"key", "args"}``) when it has one.
     """
 
     tournament: str
@@ -82,6 +84,7 @@ class DeadLetter(TypedDict):
     code: str
     reason: str
     event: Any
+    said: NotRequired[Said | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +158,7 @@ def rebuild(bodies: Iterator[bytes] | list[bytes]) -> Tournament | None:
     return fold(read_entries(bodies))
 
 
-def dead_letter(tournament: str, value: bytes, code: str, reason: str) -> bytes:
+def dead_letter(tournament: str, value: bytes, code: str, reason: str, said: Said | None = None) -> bytes:
     """The dead-letter record of a rejected ``value``."""
     try:
         body: Any = msgspec.json.decode(value)
@@ -169,6 +172,8 @@ def dead_letter(tournament: str, value: bytes, code: str, reason: str) -> bytes:
         "reason": reason,
         "event": body,
     }
+    if said is not None:
+        letter["said"] = said
     return _json.encode(letter)
 
 
@@ -257,7 +262,7 @@ class Processor:
                 exc.reason,
                 extra={"tournament": tournament, "event_id": event.id, "code": exc.code},
             )
-            return Outcome(tournament, dead_letter=dead_letter(tournament, value, exc.code, exc.reason))
+            return Outcome(tournament, dead_letter=dead_letter(tournament, value, exc.code, exc.reason, exc.said))
         if update is None:
             assert live is not None  # only an open tournament can have applied the event before
             self._touched[tournament] = _Latest(live.standings, None)

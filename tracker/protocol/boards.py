@@ -20,7 +20,15 @@ from tracker.core.events import EvalSource, Evaluation, GameResult
 from tracker.core.live import AsItStands, BoardStake
 from tracker.core.projection.chances import Chances
 from tracker.protocol.delta import DeltaRowJSON, diff_standings
-from tracker.protocol.shapes import ChancesJSON, StandingsPayload, chances_json, encode, standings_payload
+from tracker.protocol.shapes import (
+    ChancesJSON,
+    SaidJSON,
+    StandingsPayload,
+    chances_json,
+    encode,
+    said_json,
+    standings_payload,
+)
 
 #: How the live chances are made, as the message says it.
 LIVE_MODEL = "games in progress drawn from their boards' win/draw/loss, games to come from Elo; {runs} simulated runs"
@@ -79,6 +87,7 @@ class BoardStakeJSON(TypedDict):
     board: int
     result: GameResult
     text: str
+    said: SaidJSON
 
 
 class LiveMessage(TypedDict):
@@ -158,7 +167,15 @@ def live_message(
         "chances": None if chances is None else chances_json(chances, LIVE_MODEL.format(runs=chances.runs)),
         "chances_seq": None if chances is None else chances.seq,
         "stakes": [
-            {"round": k.round, "white": k.white, "black": k.black, "board": k.board, "result": k.result, "text": k.text}
+            {
+                "round": k.round,
+                "white": k.white,
+                "black": k.black,
+                "board": k.board,
+                "result": k.result,
+                "text": k.text,
+                "said": said_json(k.said),
+            }
             for k in stakes
         ],
     }

@@ -16,6 +16,7 @@ import msgspec
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
 from tracker.core.events import Event, Submitted, TournamentId
+from tracker.core.phrases import Said
 from tracker.core.projection import Projection
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.cues import Cue, CueKind
@@ -27,11 +28,13 @@ from tracker.protocol.shapes import (
     LineJSON,
     PlayerLinesJSON,
     ProjectionJSON,
+    SaidJSON,
     StandingsPayload,
     chances_json,
     column_words,
     encode,
     projection_json,
+    said_json,
     standings_payload,
 )
 
@@ -150,13 +153,19 @@ class AckMessage(TypedDict):
 
 
 class RejectedMessage(TypedDict):
-    """A submitted event was refused and changed nothing: ``code`` for machines, ``reason`` for people."""
+    """A submitted event was refused and changed nothing: ``code`` for machines, ``reason`` for people.
+
+    ``reason_said`` (to a connection that subscribed with ``"updates": "delta"``, protocol v1.1) is the
+    reason as a phrase, for a client to write in its viewer's language; a reason without one (an
+    operational failure: a journal or broker error) is English only.
+    """
 
     type: Literal["rejected"]
     id: str | None
     code: str
     reason: str
     ref: str | None
+    reason_said: NotRequired[SaidJSON]
 
 
 class ErrorMessage(TypedDict):
@@ -210,7 +219,8 @@ class NoticeJSON(TypedDict):
     """One rejected submission, as every arbiter device lists it.
 
     ``id`` increases from one notice to the next (a page shows each once),
-    ``at`` is when it was refused (Unix seconds), ``event`` a summary of the event refused.
+    ``at`` is when it was refused (Unix seconds), ``event`` a summary of the event refused,
+    ``reason_said`` the reason as a phrase (when it has one: see :class:`RejectedMessage`).
     """
 
     id: int
@@ -218,6 +228,7 @@ class NoticeJSON(TypedDict):
     code: str
     reason: str
     event: NoticedEventJSON
+    reason_said: NotRequired[SaidJSON]
 
 
 class NoticesMessage(TypedDict):
@@ -337,8 +348,12 @@ def ack_message(event_id: str, tournament: str, seq: int, ref: str | None = None
     return encode(body)
 
 
-def rejected_message(event_id: str | None, code: str, reason: str, ref: str | None = None) -> bytes:
+def rejected_message(
+    event_id: str | None, code: str, reason: str, ref: str | None = None, said: Said | None = None
+) -> bytes:
     body: RejectedMessage = {"type": "rejected", "id": event_id, "code": code, "reason": reason, "ref": ref}
+    if said is not None:
+        body["reason_said"] = said_json(said)
     return encode(body)
 
 
@@ -390,6 +405,7 @@ class CueMessage(TypedDict):
     players: list[int]
     line: str | None
     text: str
+    said: SaidJSON
 
 
 def stakes_message(k: Stakes, c: Chances | None) -> bytes:
@@ -428,6 +444,7 @@ def stakes_message(k: Stakes, c: Chances | None) -> bytes:
                                 "before": s.before,
                                 "after": s.after,
                                 "text": s.text,
+                                "said": said_json(s.said),
                             }
                             for s in o.stakes
                         ],
@@ -452,6 +469,7 @@ def cue_message(tournament: str, seq: int, cue: Cue) -> bytes:
         "players": list(cue.players),
         "line": cue.line,
         "text": cue.text,
+        "said": said_json(cue.said),
     }
     return encode(body)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Final, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 import msgspec
 
 from tracker.core.events import GameResult
+from tracker.core.phrases import Said
 from tracker.core.projection import LineStatus, Projection, Scenario, Status
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import LineState
@@ -318,7 +319,15 @@ class SaidJSON(TypedDict):
     """
 
     key: str
-    args: NotRequired[dict[str, int | float | str | list[int] | None]]
+    args: NotRequired[dict[str, Any]]  # values: see above (a decoder cannot tell two kinds of list apart)
+
+
+def said_json(said: Said) -> SaidJSON:
+    """A :class:`~tracker.core.phrases.Said` as its JSON (``args`` left out when it has none)."""
+    body: SaidJSON = {"key": said.key}
+    if said.args:
+        body["args"] = msgspec.to_builtins(said.args)
+    return body
 
 
 class ColumnJSON(TypedDict):
@@ -369,6 +378,7 @@ class StakeJSON(TypedDict):
     before: LineState
     after: LineState
     text: str
+    said: SaidJSON
 
 
 class OutcomeStakesJSON(TypedDict):

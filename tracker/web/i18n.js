@@ -6,9 +6,10 @@
 // data-i18n-aria-label, data-i18n-placeholder; the server's sentences are phrases of its Python code.
 // `make i18n` extracts all three into the gettext catalogues (tracker/i18n/locale), and the server makes
 // each language's JSON from its catalogue. The arguments follow tracker/core/phrases.py: {name} as it
-// is, {name:player} a start number written as the player's name, {name:players} a list of them,
+// is, {name:player} a start number written as the player's name, {name:players} a list of them, {name:list} a list of numbers,
 // {name:result} a result code, {name:points} and {name:signed} points, {name:line} a line of the
-// standings (its places, or the name the tournament gave it).
+// standings (its places, or the name the tournament gave it), {name:phrase} a phrase inside the phrase
+// and {name:phrases} several, one after the other.
 
 const FIELD = /\{(\w+)(?::(\w+))?\}/g;
 const RESULTS = { "1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−" };
@@ -113,10 +114,13 @@ function written(value, kind, names) {
   switch (kind) {
     case "player": return names(value);
     case "players": return join(value.map(names));
+    case "list": return join(value.map(String));
     case "result": return RESULTS[value] ?? String(value);
     case "points": return points(value);
     case "signed": return (value > 0 ? "+" : "−") + points(Math.abs(value));
     case "line": return typeof value === "string" ? value : value === 1 ? t("line.first", "1st") : t("line.top", "top {n}", { n: value });
+    case "phrase": return say(value, names);
+    case "phrases": return value.map((v) => say(v, names)).reduceRight((next, first) => next === null ? first : t("list.semicolon", "{first}; {next}", { first, next }), null) ?? "";
     default: return value === null || value === undefined ? "" : String(value);
   }
 }

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Final, Literal
 
-from tracker.core.projection.stakes import LineState, Stakes, surname
+from tracker.core.phrases import Said, phrase, render
+from tracker.core.projection.stakes import CLINCHES, OUT, LineState, Stakes, line_arg, surname
 from tracker.core.standings import Standings
 
 CueKind = Literal["clinched", "lost", "leader", "overtake"]
@@ -61,6 +62,7 @@ class Cue:
     players: tuple[int, ...]
     line: str | None
     text: str
+    said: Said
 
 
 def insight(s: Standings, k: Stakes) -> Insight:
@@ -75,31 +77,40 @@ def insight(s: Standings, k: Stakes) -> Insight:
     )
 
 
+SURE_OF_PLAYOFF: Final = phrase("cue.playoff", "{who:player} is sure of at least a play-off for {line:line}")
+LEADS: Final = phrase("cue.leads", "{who:player} leads")
+SHARE_LEAD: Final = phrase("cue.share_lead", "{who:players} share the lead")
+OVERTAKES: Final = phrase("cue.overtakes", "{who:player} overtakes {rival:player} on {code}")
+
+
 def cues(before: Insight, after: Insight) -> tuple[Cue, ...]:
     """The cues of going from ``before`` to ``after`` (see the module docstring); raises nothing."""
     found: list[Cue] = []
     names = {p.start_no: surname(p.name) for p in after.placings}
+
+    def cue(kind: CueKind, players: tuple[int, ...], line: str | None, said: Said) -> Cue:
+        return Cue(kind, players, line, render(said, lambda n: names.get(n, str(n))), said)
+
     if before.lines == after.lines:
         for start_no, states in after.states.items():
             was = before.states.get(start_no)
             if was is None:
                 continue
-            for (_, line), old, new in zip(after.lines, was, states, strict=True):
+            for (places, line), old, new in zip(after.lines, was, states, strict=True):
                 if old == new or "unknown" in (old, new):
                     continue
-                who = names.get(start_no, str(start_no))
+                where = line_arg(places, line)
                 if new == "clinched":
-                    found.append(Cue("clinched", (start_no,), line, f"{who} clinches {line}"))
+                    found.append(cue("clinched", (start_no,), line, CLINCHES(who=start_no, line=where)))
                 elif new == "playoff":
-                    found.append(Cue("clinched", (start_no,), line, f"{who} is sure of at least a play-off for {line}"))
+                    found.append(cue("clinched", (start_no,), line, SURE_OF_PLAYOFF(who=start_no, line=where)))
                 elif new == "eliminated":
-                    found.append(Cue("lost", (start_no,), line, f"{who} can no longer finish {line}"))
+                    found.append(cue("lost", (start_no,), line, OUT(who=start_no, line=where)))
     leaders_before = {p.start_no for p in before.placings if p.rank == 1}
     leaders = tuple(p.start_no for p in after.placings if p.rank == 1)
     if leaders and set(leaders) != leaders_before:
-        who = " and ".join(names[s] for s in leaders)
-        text = f"{who} {'leads' if len(leaders) == 1 else 'share the lead'}"
-        found.append(Cue("leader", leaders, None, text))
+        said = LEADS(who=leaders[0]) if len(leaders) == 1 else SHARE_LEAD(who=list(leaders))
+        found.append(cue("leader", leaders, None, said))
     old_rank = {p.start_no: p.rank for p in before.placings}
     for a in after.placings:
         for b in after.placings:
@@ -108,12 +119,6 @@ def cues(before: Insight, after: Insight) -> tuple[Cue, ...]:
             if a.start_no not in old_rank or b.start_no not in old_rank or old_rank[a.start_no] <= old_rank[b.start_no]:
                 continue
             code = next((c for c, x, y in zip(after.codes, a.tiebreaks, b.tiebreaks, strict=True) if x != y), "DE")
-            found.append(
-                Cue(
-                    "overtake",
-                    (a.start_no, b.start_no),
-                    None,
-                    f"{names[a.start_no]} overtakes {names[b.start_no]} on {code}",
-                )
-            )
+            said = OVERTAKES(who=a.start_no, rival=b.start_no, code=code)
+            found.append(cue("overtake", (a.start_no, b.start_no), None, said))
     return tuple(found)

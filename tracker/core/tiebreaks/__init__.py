@@ -32,10 +32,12 @@ import importlib
 import pkgutil
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Final
 
 from tracker.core.errors import EventRejected
 from tracker.core.events import Rules
 from tracker.core.order import TieBreak, parse_code_list
+from tracker.core.phrases import ENGLISH, phrase
 from tracker.core.tiebreaks.rule import Rule
 
 _TABLE: dict[str, Rule] = {}
@@ -80,10 +82,21 @@ def rule_of(tb: TieBreak) -> Rule:
     return _TABLE[tb.kind]
 
 
+UNKNOWN_CODE: Final = phrase("rejected.unknown_code", "unknown tie-break code {code}; tracker computes {codes:list}")
+WRONG_EDITION: Final = phrase(
+    "rejected.wrong_edition",
+    "tie-break {code} is defined by the {defined} edition of C.07, not by the {rules} edition "
+    "this tournament runs under (use rules {defined}, or leave it out)",
+)
+
+
+def _codes() -> list[str]:
+    return [rule.syntax or rule.kind for rule in _TABLE.values()]
+
+
 def known_codes() -> str:
     """The codes tracker computes, as a sentence lists them: "PTS, DE, …, TPN and RTNG"."""
-    names = [rule.syntax or rule.kind for rule in _TABLE.values()]
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    return ENGLISH.join(_codes())
 
 
 def parse_tiebreak(text: str) -> TieBreak:
@@ -98,10 +111,7 @@ def parse_tiebreak(text: str) -> TieBreak:
         tb = rule.read(code)
         if tb is not None:
             return tb
-    raise EventRejected(
-        f"unknown tie-break code {text!r}; tracker computes {known_codes()}",
-        code="unknown-tiebreak",
-    )
+    raise EventRejected(UNKNOWN_CODE(code=repr(text), codes=_codes()), code="unknown-tiebreak")
 
 
 def parse_tiebreaks(codes: tuple[str, ...] | list[str], rules: Rules = "2026") -> tuple[TieBreak, ...]:
@@ -119,11 +129,7 @@ def parse_tiebreaks(codes: tuple[str, ...] | list[str], rules: Rules = "2026") -
         editions = rule_of(tb).editions
         if rules not in editions:
             defined = " and ".join(sorted(editions))
-            raise EventRejected(
-                f"tie-break {tb.code} is defined by the {defined} edition of C.07, not by the {rules} edition "
-                f"this tournament runs under (use rules {defined}, or leave it out)",
-                code="unknown-tiebreak",
-            )
+            raise EventRejected(WRONG_EDITION(code=tb.code, defined=defined, rules=rules), code="unknown-tiebreak")
         if tb not in parsed:
             parsed.append(tb)
     return tuple(parsed)

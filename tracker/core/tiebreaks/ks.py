@@ -20,9 +20,16 @@ from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.line import qualifies
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 _LIMIT: Constant = re.compile(r"^KS/L([+-]?)(\d{1,2})$")
+NO_SIGN: Constant = phrase(
+    "rejected.no_sign",
+    "tie-break code {code} has no sign: write KS/L+{digits} to raise the 50% line by {digits} × half a win "
+    "(KS/L+1 = 50% + ½ point under 1-½-0 scoring) or KS/L-{digits} to lower it; "
+    "tracker refuses KS/L{digits} because the FIDE TEC tie-break server reads it as a {digits}% line",
+)
 
 
 def parse(code: str) -> TieBreak | None:
@@ -38,12 +45,7 @@ def parse(code: str) -> TieBreak | None:
         return None
     sign, digits = match.groups()
     if not sign:
-        raise EventRejected(
-            f"tie-break code {code!r} has no sign: write KS/L+{digits} to raise the 50% line by "
-            f"{digits} × half a win (KS/L+1 = 50% + ½ point under 1-½-0 scoring) or KS/L-{digits} to lower it; "
-            f"tracker refuses KS/L{digits} because the FIDE TEC tie-break server reads it as a {digits}% line",
-            code="unknown-tiebreak",
-        )
+        raise EventRejected(NO_SIGN(code=repr(code), digits=digits), code="unknown-tiebreak")
     limit = -int(digits) if sign == "-" else int(digits)
     if limit == 0:
         return TieBreak("KS", "KS")
