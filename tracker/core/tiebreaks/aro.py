@@ -11,6 +11,7 @@ from __future__ import annotations
 from tracker.core.crosstable import Tournament
 from tracker.core.editions import counts_for_rating
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Rule
 
 
@@ -35,9 +36,9 @@ def column(t: Tournament, tb: TieBreak) -> Column:
 
 RULE = Rule(
     kind="ARO",
-    name="Average rating of opponents",
-    what=lambda tb: "the average rating of the rated opponents, rounded",
-    better="higher is better",
+    name=phrase("tiebreak.ARO.name", "Average rating of opponents"),
+    what=phrase("tiebreak.ARO.what", "the average rating of the rated opponents, rounded"),
+    better=phrase("tiebreak.ARO.better", "higher is better"),
     listed=8,
     column=column,
 )

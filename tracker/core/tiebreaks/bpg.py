@@ -11,6 +11,7 @@ from __future__ import annotations
 from tracker.core.crosstable import Tournament
 from tracker.core.editions import counts_for_own_record
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Rule
 
 
@@ -24,9 +25,9 @@ def column(t: Tournament, tb: TieBreak) -> Column:
 
 RULE = Rule(
     kind="BPG",
-    name="Games with Black",
-    what=lambda tb: "games played with Black",
-    better="more is better",
+    name=phrase("tiebreak.BPG.name", "Games with Black"),
+    what=phrase("tiebreak.BPG.what", "games played with Black"),
+    better=phrase("tiebreak.BPG.better", "more is better"),
     listed=7,
     column=column,
 )

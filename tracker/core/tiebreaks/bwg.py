@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Rule
 
 
@@ -20,9 +21,9 @@ def column(t: Tournament, tb: TieBreak) -> Column:
 
 RULE = Rule(
     kind="BWG",
-    name="Games won with Black",
-    what=lambda tb: "games won at the board with Black (forfeits not counted)",
-    better="more is better",
+    name=phrase("tiebreak.BWG.name", "Games won with Black"),
+    what=phrase("tiebreak.BWG.what", "games won at the board with Black (forfeits not counted)"),
+    better=phrase("tiebreak.BWG.better", "more is better"),
     listed=7,
     column=column,
 )

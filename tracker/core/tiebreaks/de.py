@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tracker.core.crosstable import Tournament
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Final, Rule, Span
 
 #: ``scores(group)``: each member's DE score inside ``group``, aligned with it.
@@ -206,13 +207,14 @@ def final_places(f: Final, group: list[int]) -> dict[int, int]:
 
 RULE = Rule(
     kind="DE",
-    name="Direct encounter",
-    what=lambda tb: (
+    name=phrase("tiebreak.DE.name", "Direct encounter"),
+    what=phrase(
+        "tiebreak.DE.what",
         "among players tied on everything before it: their place by the points they scored in their games "
         "against each other, decided again among those still tied (— when there is no tie to break or it stays "
-        "tied; * while two of them have still to meet)"
+        "tied; * while two of them have still to meet)",
     ),
-    better="1st is best (lower is better)",
+    better=phrase("tiebreak.DE.better", "1st is best (lower is better)"),
     lower_first=True,
     listed=1,
     places=places,

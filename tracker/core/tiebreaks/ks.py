@@ -20,7 +20,7 @@ from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.line import qualifies
 from tracker.core.order import TieBreak
-from tracker.core.phrases import phrase
+from tracker.core.phrases import Said, phrase, plural
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 _LIMIT: Constant = re.compile(r"^KS/L([+-]?)(\d{1,2})$")
@@ -90,20 +90,29 @@ def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) 
     return lo, hi
 
 
-def _what(tb: TieBreak) -> str:
-    if tb.limit:
-        steps = "step" if abs(tb.limit) == 1 else "steps"
-        line = f"the 50% line moved by {tb.limit:+d} half-point {steps}"
-    else:
-        line = "the 50% line"
-    return f"points scored against the opponents on or above {line} (click a player for the breakdown)"
+WHAT: Constant = phrase(
+    "tiebreak.KS.what",
+    "points scored against the opponents on or above the 50% line (click a player for the breakdown)",
+)
+#: KS/L±n: ``limit`` is the signed number of half-point steps (``+1``), ``n`` its size.
+WHAT_LIMIT: Constant = plural(
+    "tiebreak.KS.what.limit",
+    "points scored against the opponents on or above the 50% line moved by {limit} half-point step "
+    "(click a player for the breakdown)",
+    "points scored against the opponents on or above the 50% line moved by {limit} half-point steps "
+    "(click a player for the breakdown)",
+)
+
+
+def _what(tb: TieBreak) -> Said:
+    return WHAT_LIMIT(limit=f"{tb.limit:+d}", n=abs(tb.limit)) if tb.limit else WHAT()
 
 
 RULE = Rule(
     kind="KS",
-    name="Koya",
+    name=phrase("tiebreak.KS.name", "Koya"),
     what=_what,
-    better="higher is better",
+    better=phrase("tiebreak.KS.better", "higher is better"),
     listed=4,
     syntax="KS, KS/L±n",
     parse=parse,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 
@@ -23,9 +24,9 @@ def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) 
 
 RULE = Rule(
     kind="PTS",
-    name="Points",
-    what=lambda tb: "points scored",
-    better="more is better",
+    name=phrase("tiebreak.PTS.name", "Points"),
+    what=phrase("tiebreak.PTS.what", "points scored"),
+    better=phrase("tiebreak.PTS.better", "more is better"),
     listed=0,
     column=column,
     final=final,

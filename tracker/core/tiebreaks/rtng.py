@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 
@@ -25,9 +26,9 @@ def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) 
 
 RULE = Rule(
     kind="RTNG",
-    name="Rating",
-    what=lambda tb: "the player's rating in the start list",
-    better="higher is better",
+    name=phrase("tiebreak.RTNG.name", "Rating"),
+    what=phrase("tiebreak.RTNG.what", "the player's rating in the start list"),
+    better=phrase("tiebreak.RTNG.better", "higher is better"),
     listed=10,
     column=column,
     final=final,

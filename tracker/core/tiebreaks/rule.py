@@ -39,6 +39,7 @@ from typing import NamedTuple
 from tracker.core.crosstable import Tournament
 from tracker.core.events import Rules
 from tracker.core.order import TieBreak
+from tracker.core.phrases import Phrase, Said, render
 
 BOTH: Constant[frozenset[Rules]] = frozenset({"2024", "2026"})
 
@@ -118,6 +119,10 @@ class Span:
         return Final(self.frame, self.s_lo, self.w_lo, self.p_lo)
 
 
+def _english(words: str | Phrase) -> str:
+    return words if isinstance(words, str) else words.english
+
+
 class Words(NamedTuple):
     """What a column is, for people: the words the pages show beside it (one code of a kind)."""
 
@@ -152,9 +157,9 @@ class Rule:
     """
 
     kind: str
-    name: str
-    what: Callable[[TieBreak], str]
-    better: str
+    name: str | Phrase
+    what: Phrase | Callable[[TieBreak], Said]
+    better: str | Phrase
     listed: int
     lower_first: bool = False
     editions: frozenset[Rules] = BOTH
@@ -180,8 +185,13 @@ class Rule:
         return self.final is not None and self.difference is not None
 
     def words(self, tb: TieBreak) -> Words:
-        """The words of code ``tb`` (a code of this kind)."""
-        return Words(tb.code, self.name, self.what(tb), self.better, self.lower_first)
+        """The words of code ``tb`` (a code of this kind), in English.
+
+        The pages write them in their language from the same phrases, found by the kind:
+        ``tiebreak.<kind>.name``, ``.what`` (``KS/L±n``: ``tiebreak.KS.what.limit``) and ``.better``.
+        """
+        what = self.what() if isinstance(self.what, Phrase) else self.what(tb)
+        return Words(tb.code, _english(self.name), render(what, str), _english(self.better), self.lower_first)
 
     def read(self, text: str) -> TieBreak | None:
         """``text`` (upper case, stripped) as a code of this kind, or ``None``."""

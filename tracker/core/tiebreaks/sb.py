@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 
@@ -57,9 +58,11 @@ def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) 
 
 RULE = Rule(
     kind="SB",
-    name="Sonneborn-Berger",
-    what=lambda tb: "the sum of the final scores of the opponents beaten, plus half the scores of those drawn",
-    better="higher is better",
+    name=phrase("tiebreak.SB.name", "Sonneborn-Berger"),
+    what=phrase(
+        "tiebreak.SB.what", "the sum of the final scores of the opponents beaten, plus half the scores of those drawn"
+    ),
+    better=phrase("tiebreak.SB.better", "higher is better"),
     listed=3,
     column=column,
     final=final,

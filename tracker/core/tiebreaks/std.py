@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Rule
 
 
@@ -27,9 +28,11 @@ def column(t: Tournament, tb: TieBreak) -> Column:
 
 RULE = Rule(
     kind="STD",
-    name="Standard points",
-    what=lambda tb: "the score counted as 1 for a win, ½ for a draw and 0 for a loss, whatever the scoring",
-    better="more is better",
+    name=phrase("tiebreak.STD.name", "Standard points"),
+    what=phrase(
+        "tiebreak.STD.what", "the score counted as 1 for a win, ½ for a draw and 0 for a loss, whatever the scoring"
+    ),
+    better=phrase("tiebreak.STD.better", "more is better"),
     listed=6,
     editions=frozenset({"2026"}),
     column=column,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 
@@ -25,9 +26,9 @@ def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) 
 
 RULE = Rule(
     kind="TPN",
-    name="Pairing number",
-    what=lambda tb: "the player's pairing number (the start list's order)",
-    better="lower is better",
+    name=phrase("tiebreak.TPN.name", "Pairing number"),
+    what=phrase("tiebreak.TPN.what", "the player's pairing number (the start list's order)"),
+    better=phrase("tiebreak.TPN.better", "lower is better"),
     lower_first=True,
     listed=9,
     column=column,

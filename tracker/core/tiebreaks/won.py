@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.order import TieBreak
+from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Final, Rule, Span
 
 
@@ -27,9 +28,9 @@ def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) 
 
 RULE = Rule(
     kind="WON",
-    name="Games won",
-    what=lambda tb: "games won at the board (forfeits and byes not counted)",
-    better="more is better",
+    name=phrase("tiebreak.WON.name", "Games won"),
+    what=phrase("tiebreak.WON.what", "games won at the board (forfeits and byes not counted)"),
+    better=phrase("tiebreak.WON.better", "more is better"),
     listed=2,
     column=column,
     final=final,
