@@ -28,8 +28,9 @@ from tracker.cli.commands import (
     err,
 )
 from tracker.cli.logs import log_options
+from tracker.cli.words import asked_language, chosen, say
 from tracker.config import STALL_AFTER, Limits
-from tracker.core.errors import TrackerError
+from tracker.core.errors import EventRejected, TrackerError
 from tracker.core.events import RULES
 
 # -- argument parsing ------------------------------------------------------------
@@ -334,13 +335,29 @@ def parser() -> argparse.ArgumentParser:
     _token_file_option(p)
     log_options(p)
     p.set_defaults(run=cmd_cluster)
+    for command in sub.choices.values():
+        _language_option(command)
     return top
+
+
+def _language_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--lang",
+        type=lambda text: asked_language(text, os.environ),
+        metavar="CODE",
+        help="the language of the tables and sentences: en, ru, es, de or fr (default: $LANG's, else English; "
+        "JSON is always English)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    args.language = chosen(args.lang, os.environ)
     try:
         code: int = args.run(args)
+    except EventRejected as exc:  # the core's sentence, in the chosen language when it is a phrase
+        err.print(f"tracker {args.command}: {say(exc.said, args.language) if exc.said else exc}", markup=False)
+        return 1
     except TrackerError as exc:
         err.print(f"tracker {args.command}: {exc}", markup=False)
         return 1

@@ -20,16 +20,20 @@ import msgspec
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from tracker.cli import words
 from tracker.cli.logs import configure_logging
 from tracker.cli.tables import print_table, provisional_notes
+from tracker.cli.words import of, say
 from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
+from tracker.core.audit import RANK, Disagreement
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
 from tracker.core.events import Line, Rules
 from tracker.core.standings import standings
-from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
+from tracker.core.tiebreaks import parse_code_list, parse_tiebreak, parse_tiebreaks, rule_of
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
+from tracker.i18n import Catalogue, language
 from tracker.protocol import standings_json
 
 console = Console(highlight=False)
@@ -54,7 +58,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     if args.provisional:
         changes["provisional"] = args.provisional
     if args.lines:
-        changes["lines"] = parse_lines(args.lines)
+        changes["lines"] = parse_lines(args.lines, of(args))
     if args.playoff:
         changes["playoff"] = True
     if changes:
@@ -71,25 +75,26 @@ def cmd_standings(args: argparse.Namespace) -> int:
         print(json.dumps(document, ensure_ascii=False, indent=2))
         return 0
     for note in tf.notes:  # how the file was read, apart from the table: stdout stays a table or a TRF file
-        err.print(f"tracker standings: note: {note}", markup=False)
+        err.print(f"tracker standings: {say(words.NOTE(note=note), of(args))}", markup=False)
     if args.format == "trf":
         from tracker.formats.trf import export_trf
 
         sys.stdout.write(export_trf(state))
     else:
-        print_table(table, console, state)
-    return 0 if not args.project else _project(state)
+        print_table(table, console, state, of(args))
+    return 0 if not args.project else _project(state, args)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``tracker check FILE``: 0 when the official figures agree with tracker's, 1 when they do not, 2 with none."""
     from tracker.core.audit import audit
 
+    lang = of(args)
     tf = read_file(args.file, final=args.final, rules=args.rules)
     for note in tf.notes:
-        err.print(f"tracker check: note: {note}", markup=False)
+        err.print(f"tracker check: {say(words.NOTE(note=note), lang)}", markup=False)
     if not tf.official:
-        err.print(f"tracker check: {args.file} has no ranks (columns 86-89) and no XXT values to check", markup=False)
+        err.print(f"tracker check: {say(words.CHECK_NOTHING(file=args.file), lang)}", markup=False)
         return 2
     declared = bool(args.tiebreaks) or _names_tiebreaks(args.file)
     if args.tiebreaks:
@@ -118,19 +123,30 @@ def cmd_check(args: argparse.Namespace) -> int:
             ],
         }
         print(json.dumps(document, ensure_ascii=False, indent=2))
-    elif found:  # plain print: one line per finding, never wrapped (it is read and grepped)
-        print(
-            f"{args.file}: the official standings disagree on {len(found)} figure(s) "
-            f"(tie-breaks {','.join(tf.opened.tiebreaks)}, C.07 {tf.opened.rules}):"
-        )
+    else:  # plain print: one line per finding, never wrapped (it is read and grepped)
+        verdict = words.CHECK_DISAGREE if found else words.CHECK_AGREE
+        order = ",".join(tf.opened.tiebreaks)
+        said = verdict(file=args.file, n=len(found) if found else checked, codes=order, rules=tf.opened.rules)
+        print(say(said, lang))
         for d in found:
-            print(f"  {d.sentence()}")
-    else:
-        print(
-            f"{args.file}: the official standings agree ({checked} figures checked; tie-breaks "
-            f"{','.join(tf.opened.tiebreaks)}, C.07 {tf.opened.rules})"
-        )
+            print(f"  {_figure(d, lang)}")
     return 1 if found else 0
+
+
+def _figure(d: Disagreement, lang: Catalogue) -> str:
+    """One disagreement in ``lang`` (``Disagreement.sentence`` in English); its cause is the audit's words."""
+    grouped = d.what != RANK and rule_of(parse_tiebreak(d.what)).grouped
+    shown = (lambda v: words.place(int(v), lang)) if grouped else lang.points
+    what = say(words.CHECK_PLACE(), lang) if d.what == RANK else d.what
+    said = words.CHECK_FIGURE(
+        name=d.name,
+        start_no=d.start_no,
+        what=what,
+        official=shown(d.official),
+        computed=shown(d.computed),
+        cause=d.cause,
+    )
+    return say(said, lang)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -149,7 +165,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     text, _ = decode_text(data, args.players)
     players = parse_startlist(text, args.players)
     if args.start_date and not re.fullmatch(r"\d{4}/\d{2}/\d{2}", args.start_date):
-        raise TrackerError(f"--start-date takes YYYY/MM/DD, not {args.start_date!r}")
+        raise TrackerError(say(words.START_DATE(text=repr(args.start_date)), of(args)))
     rules: Rules = args.rules or ("2024" if args.start_date and args.start_date < "2026/03/01" else "2026")
     codes = ("PTS", *(c for c in parse_code_list(args.tiebreaks) if c != "PTS")) if args.tiebreaks else None
     tf = berger_tournament(
@@ -164,8 +180,10 @@ def cmd_new(args: argparse.Namespace) -> int:
     trf = export_trf(state_from(tf))
     if args.output:
         Path(args.output).write_text(trf, encoding="utf-8")
-        rounds = tf.opened.rounds
-        err.print(f"tracker new: {len(players)} players, {rounds} rounds (FIDE Berger tables) written to {args.output}")
+        said = words.NEW_WRITTEN(
+            players=words.NEW_PLAYERS(n=len(players)), rounds=words.NEW_ROUNDS(n=tf.opened.rounds), file=args.output
+        )
+        err.print(f"tracker new: {say(said, of(args))}", markup=False)
     else:
         sys.stdout.write(trf)
     return 0
@@ -177,21 +195,22 @@ def _names_tiebreaks(path: str) -> bool:
         return any(line.startswith(("202 ", "212 ")) for line in f)
 
 
-def _project(state: Tournament) -> int:
+def _project(state: Tournament, args: argparse.Namespace) -> int:
     from tracker.cli.projection import print_projection
 
-    print_projection(state, console)
+    print_projection(state, console, of(args))
     return 0
 
 
-def parse_lines(text: str) -> tuple[Line, ...]:
+def parse_lines(text: str, lang: Catalogue | None = None) -> tuple[Line, ...]:
     """``--lines 1,3`` → the lines of the first 1 and 3 places; raises :class:`TrackerError` for anything else."""
+    lang = lang or language("en")
     try:
         places = [int(part) for part in text.replace(" ", "").split(",") if part]
     except ValueError:
-        raise TrackerError(f"--lines takes places separated by commas, e.g. 1,3, not {text!r}") from None
+        raise TrackerError(say(words.LINES_FORM(text=repr(text)), lang)) from None
     if not places or any(p < 1 for p in places):
-        raise TrackerError(f"--lines takes places of at least 1, e.g. 1,3, not {text!r}")
+        raise TrackerError(say(words.LINES_PLACES(text=repr(text)), lang))
     return tuple(Line(p) for p in sorted(set(places)))
 
 
@@ -236,7 +255,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
     """
     token = arbiter_token(args)
     if token and len(token) < MIN_TOKEN_LENGTH:
-        raise TrackerError(f"the arbiter token must be at least {MIN_TOKEN_LENGTH} characters long")
+        raise TrackerError(say(words.TOKEN_SHORT(n=MIN_TOKEN_LENGTH), of(args)))
     if not token:
         token = secrets.token_urlsafe(18)
         print(f"arbiter token (generated; set TRACKER_TOKEN or --token-file to choose one): {token}", flush=True)
@@ -263,7 +282,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
     )
 
 
-def port_is_free(host: str, port: int) -> None:
+def port_is_free(host: str, port: int, lang: Catalogue | None = None) -> None:
     """Refuse, in one sentence, a port another program listens on, before anything is created.
 
     Binds (with ``SO_REUSEADDR``, as the server will) every address ``host``
@@ -283,19 +302,16 @@ def port_is_free(host: str, port: int) -> None:
                 probe.bind(address)
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
-                    raise TrackerError(
-                        f"port {port} on {host} is already in use (another tracker up?): stop it or choose "
-                        "another with --port; nothing was created"
-                    ) from None
+                    raise TrackerError(say(words.PORT_BUSY(port=port, host=host), lang or language("en"))) from None
                 if exc.errno == errno.EACCES:
-                    raise TrackerError(f"port {port} needs privileges: choose one above 1023 with --port") from None
+                    raise TrackerError(say(words.PORT_PRIVILEGED(port=port), lang or language("en"))) from None
                 raise
 
 
 def cmd_up(args: argparse.Namespace) -> int:
     """``tracker up``: a busy port is refused before anything is created; the demo's journal goes with it."""
     configure_logging(args.log_level, args.log_format)
-    port_is_free(args.host, args.port)
+    port_is_free(args.host, args.port, of(args))
     scratch: tempfile.TemporaryDirectory[str] | None = None
     if args.data_dir:
         data_dir = Path(args.data_dir)
@@ -374,7 +390,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.broker:
         return _replay_kafka(args, tf, total)
     if not args.url:
-        err.print("tracker replay: give --url ws://HOST:PORT/ws (with --token) or --broker kafka://HOST:PORT")
+        err.print(f"tracker replay: {say(words.REPLAY_WHERE(), of(args))}", markup=False)
         return 2
     token = arbiter_token(args)
     from tracker.client import replay_ws
@@ -477,7 +493,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
     token = arbiter_token(args)
     if token and len(token) < MIN_TOKEN_LENGTH:
-        raise TrackerError(f"the arbiter token must be at least {MIN_TOKEN_LENGTH} characters long")
+        raise TrackerError(say(words.TOKEN_SHORT(n=MIN_TOKEN_LENGTH), of(args)))
     settings = ClusterSettings(
         host=args.host,
         port=args.port,

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from rich.console import Console
 from rich.table import Table
 
+from tracker.cli.tables import NUMBER, PLAYER
+from tracker.cli.words import say
 from tracker.core.crosstable import Tournament
+from tracker.core.phrases import phrase, plural
 from tracker.core.projection import Projection, Scenario, project
-from tracker.core.standings import format_points
+from tracker.i18n import Catalogue, language
 
 _STATUS_MARK = {"clinched": "[green]✔[/]", "eliminated": "[red]✘[/]", "open": "[yellow]?[/]"}
 _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
@@ -25,58 +30,94 @@ def _value(text: str, exact: bool) -> str:
     return text if exact else f"{text}*"
 
 
-def print_projection(t: Tournament, console: Console) -> Projection:
-    """Print what the remaining games decide; return the projection printed."""
+PROJECTION: Final = phrase("cli.projection", "Projection")
+NONE_LEFT: Final = phrase("cli.projection.none_left", "no games remain; every value above is final.")
+REMAIN: Final = plural(
+    "cli.projection.remain",
+    "— {n} game remains; {kind}; final 50% line: {line:points} points",
+    "— {n} games remain; {kind}; final 50% line: {line:points} points",
+)
+EXACT: Final = phrase("cli.projection.exact", "exact over all outcomes")
+BOUNDS: Final = phrase("cli.projection.bounds", "sound bounds (too many games left for an exact answer)")
+PLAYERS_TITLE: Final = phrase(
+    "cli.projection.players",
+    "Final Koya range, rank range and opponents' qualification (✔ clinched, ✘ eliminated, ? open)",
+)
+COLUMNS: Final = (
+    NUMBER,
+    PLAYER,
+    phrase("cli.projection.points", "Pts now→final"),
+    phrase("cli.projection.ks", "KS range"),
+    phrase("cli.projection.rank", "Rank range"),
+    phrase("cli.projection.opponents", "Opponents"),
+    phrase("cli.projection.by", "Best rank by / worst by"),
+)
+SCENARIOS: Final = phrase(
+    "cli.projection.scenarios",
+    "Scenarios: one mark per game of the table below, in its order (1 White wins, = draw, 0 Black wins); "
+    "* marks a bound no scenario found reaches.",
+)
+GAMES_TITLE: Final = phrase(
+    "cli.projection.games", "What each pending game decides (players whose KS or rank depends on it)"
+)
+GAME_COLUMNS: Final = (
+    phrase("cli.projection.round", "Rd"),
+    phrase("cli.projection.game", "Game"),
+    phrase("cli.projection.outcome", "Outcome"),
+    phrase("cli.projection.ks_ranges", "KS ranges"),
+    phrase("cli.projection.rank_ranges", "Rank ranges"),
+)
+LINES_TITLE: Final = phrase(
+    "cli.projection.lines", "Lines (✔ clinched, ✘ eliminated, ? open: a scenario inside / outside)"
+)
+LINES_TITLE_PLAYOFF: Final = phrase(
+    "cli.projection.lines.playoff",
+    "Lines (✔ clinched, ✘ eliminated, ? open: a scenario inside / outside; "
+    "line 1 and the play-off are judged on points)",
+)
+PLAYOFF_COLUMN: Final = phrase("cli.projection.playoff", "Play-off for 1st")
+PLAYOFF_CELL: Final = phrase("cli.projection.playoff.cell", "(play-off {marks})")
+TIED_FIRST: Final = phrase("cli.projection.tied_first", "(at least tied 1st)")
+
+
+def print_projection(t: Tournament, console: Console, lang: Catalogue | None = None) -> Projection:
+    """Print what the remaining games decide, in ``lang`` (English by default); return the projection printed."""
+    lang = lang or language("en")
+    pts = lang.points
     p = project(t)
     names = {pl.start_no: pl.name for pl in t.opened.players}
-    kind = "exact over all outcomes" if p.exact else "sound bounds (too many games left for an exact answer)"
+    kind = say(EXACT() if p.exact else BOUNDS(), lang)
     if p.remaining == 0:
-        console.print("[bold]Projection:[/] no games remain; every value above is final.")
+        console.print(f"[bold]{say(PROJECTION(), lang)}:[/] {say(NONE_LEFT(), lang)}")
         return p
-    console.print(
-        f"[bold]Projection[/] — {p.remaining} games remain; {kind}; final 50% line: {format_points(p.line)} points"
-    )
-    table = Table(title="Final Koya range, rank range and opponents' qualification (✔ clinched, ✘ eliminated, ? open)")
-    table.add_column("No", justify="right")
-    table.add_column("Player")
-    table.add_column("Pts now→final", justify="right")
-    table.add_column("KS range", justify="right")
-    table.add_column("Rank range", justify="right")
-    table.add_column("Opponents")
-    table.add_column("Best rank by / worst by")
+    remain = say(REMAIN(n=p.remaining, kind=kind, line=float(p.line)), lang)
+    console.print(f"[bold]{say(PROJECTION(), lang)}[/] {remain}")
+    table = Table(title=say(PLAYERS_TITLE(), lang))
+    for k, column in enumerate(COLUMNS):
+        table.add_column(say(column(), lang), justify="right" if k in (0, 2, 3, 4) else "left")
     for pl in p.players:
         opponents = " ".join(f"{o.start_no}{_STATUS_MARK[o.status]}" for o in pl.opponents)
         r = pl.reached
         table.add_row(
             str(pl.start_no),
             names[pl.start_no],
-            f"{format_points(pl.points_min)}–{format_points(pl.points_max)}",
-            f"{_value(format_points(pl.ks_min), r['ks_min'].exact)}–"
-            f"{_value(format_points(pl.ks_max), r['ks_max'].exact)}",
+            f"{pts(pl.points_min)}–{pts(pl.points_max)}",
+            f"{_value(pts(pl.ks_min), r['ks_min'].exact)}–{_value(pts(pl.ks_max), r['ks_max'].exact)}",
             f"{_value(str(pl.rank_best), r['rank_best'].exact)}–{_value(str(pl.rank_worst), r['rank_worst'].exact)}",
             opponents,
             f"{scenario_marks(r['rank_best'].scenario)} / {scenario_marks(r['rank_worst'].scenario)}",
         )
     console.print(table)
-    console.print(
-        "Scenarios: one mark per game of the table below, in its order (1 White wins, = draw, 0 Black wins); "
-        "* marks a bound no scenario found reaches."
-    )
+    console.print(say(SCENARIOS(), lang))
     if p.lines or p.playoff:
-        _print_lines(p, names, console)
-    games = Table(title="What each pending game decides (players whose KS or rank depends on it)")
-    games.add_column("Rd", justify="right")
-    games.add_column("Game")
-    games.add_column("Outcome")
-    games.add_column("KS ranges")
-    games.add_column("Rank ranges")
+        _print_lines(p, names, console, lang)
+    games = Table(title=say(GAMES_TITLE(), lang))
+    for k, column in enumerate(GAME_COLUMNS):
+        games.add_column(say(column(), lang), justify="right" if k == 0 else "left")
     for g in p.games:
         label = f"{names[g.white]} – {names[g.black]}"
         for k, outcome in enumerate(g.outcomes):
-            ks = (
-                ", ".join(f"{s}: {format_points(lo)}–{format_points(hi)}" for s, (lo, hi) in sorted(outcome.ks.items()))
-                or "—"
-            )
+            ks = ", ".join(f"{s}: {pts(lo)}–{pts(hi)}" for s, (lo, hi) in sorted(outcome.ks.items())) or "—"
             ranks = ", ".join(f"{s}: {lo}–{hi}" for s, (lo, hi) in sorted(outcome.ranks.items())) or "—"
             games.add_row(
                 str(g.round or "?") if k == 0 else "", label if k == 0 else "", _RESULT_WORDS[outcome.result], ks, ranks
@@ -85,18 +126,15 @@ def print_projection(t: Tournament, console: Console) -> Projection:
     return p
 
 
-def _print_lines(p: Projection, names: dict[int, str], console: Console) -> None:
+def _print_lines(p: Projection, names: dict[int, str], console: Console, lang: Catalogue) -> None:
     """Per player and declared line: ✔ clinched, ✘ eliminated, ? open (with a scenario inside / outside)."""
-    lines = Table(
-        title="Lines (✔ clinched, ✘ eliminated, ? open: a scenario inside / outside"
-        + ("; line 1 and the play-off are judged on points)" if p.playoff else ")")
-    )
-    lines.add_column("No", justify="right")
-    lines.add_column("Player")
+    lines = Table(title=say((LINES_TITLE_PLAYOFF if p.playoff else LINES_TITLE)(), lang))
+    lines.add_column(say(COLUMNS[0](), lang), justify="right")
+    lines.add_column(say(COLUMNS[1](), lang))
     for _, name in p.lines:
         lines.add_column(name)
     if p.playoff:
-        lines.add_column("Play-off for 1st")
+        lines.add_column(say(PLAYOFF_COLUMN(), lang))
     for pl in p.players:
         cells = [str(pl.start_no), names[pl.start_no]]
         for line in pl.lines:
@@ -104,11 +142,11 @@ def _print_lines(p: Projection, names: dict[int, str], console: Console) -> None
             if line.status in ("open", "unknown"):
                 cell += f" {scenario_marks(line.inside)} / {scenario_marks(line.outside)}"
             if line.playoff is not None:
-                cell += f" (play-off {scenario_marks(line.playoff)})"
+                cell += " " + say(PLAYOFF_CELL(marks=scenario_marks(line.playoff)), lang)
             cells.append(cell)
         if pl.playoff is not None:
             po = pl.playoff
             cell = _STATUS_MARK[po.status] + (f" {scenario_marks(po.scenario)}" if po.status == "open" else "")
-            cells.append(cell + (" (at least tied 1st)" if po.secured else ""))
+            cells.append(cell + (" " + say(TIED_FIRST(), lang) if po.secured else ""))
         lines.add_row(*cells)
     console.print(lines)

@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
+from typing import Final
 
 from rich.console import Console
 from rich.table import Table
 
+from tracker.cli.words import number, place, say
 from tracker.core.crosstable import Tournament
-from tracker.core.standings import Standings, format_points
+from tracker.core.phrases import phrase, plural
+from tracker.core.standings import Standings
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
-from tracker.core.tiebreaks.de import place_words, unsettled
+from tracker.core.tiebreaks.de import unsettled
+from tracker.i18n import Catalogue, language
 
-
-def _num(value: object) -> str:
-    return format_points(value) if isinstance(value, Fraction) else str(value)
+TITLE: Final = plural(
+    "cli.table.title",
+    "{name} — after {n} game ({status}, {basis}, C.07 {rules})",
+    "{name} — after {n} games ({status}, {basis}, C.07 {rules})",
+)
+STATUS: Final = {True: phrase("cli.table.provisional", "provisional"), False: phrase("cli.table.final", "final")}
+BASIS: Final = {
+    "percentage": phrase("cli.table.basis.percentage", "percentage basis"),
+    "max-games": phrase("cli.table.basis.max_games", "max-games basis"),
+    "games": phrase("cli.table.basis.games", "games basis"),
+    "rounds": phrase("cli.table.basis.rounds", "rounds basis"),
+}
+#: The columns' headings: rank, start number, player, points (the tie-breaks' codes are written as they are), games.
+RANK: Final = phrase("cli.table.rank", "Rk")
+NUMBER: Final = phrase("cli.table.number", "No")
+PLAYER: Final = phrase("cli.table.player", "Player")
+POINTS: Final = phrase("cli.table.points", "Pts")
+GAMES: Final = phrase("cli.table.games", "G")
+WITHDRAWN: Final = phrase("cli.table.withdrawn", "{name} (withdrawn)")
+PLACE_NOTE: Final = phrase(
+    "cli.table.place", "{code}: the place among the players tied on everything before it (1st best)"
+)
+PLACE_NOTE_PROVISIONAL: Final = phrase(
+    "cli.table.place.provisional",
+    "{code}: the place among the players tied on everything before it (1st best) "
+    "(* the tied players have not all met yet: provisional)",
+)
 
 
 def provisional_places(t: Tournament, s: Standings) -> dict[str, set[int]]:
@@ -56,30 +83,31 @@ def provisional_notes(t: Tournament, s: Standings) -> list[str]:
     return notes
 
 
-def print_table(s: Standings, console: Console, state: Tournament | None = None) -> None:
-    """Print the standings; a DE value is a place among the tied (``1st``), ``*`` while they have not all met."""
-    status = "provisional" if s.provisional else "final"
-    table = Table(
-        title=f"{s.name} — after {sum(r.games for r in s.rows) // 2} games ({status}, {s.basis} basis, C.07 {s.rules})"
-    )
-    table.add_column("Rk", justify="right")
-    table.add_column("No", justify="right")
-    table.add_column("Player")
-    table.add_column("Pts", justify="right", style="bold")
+def print_table(s: Standings, console: Console, state: Tournament | None = None, lang: Catalogue | None = None) -> None:
+    """Print the standings in ``lang`` (English by default); a DE value is a place among the tied (``1st``), ``*``
+    while they have not all met; names and codes as they are."""
+    lang = lang or language("en")
+    status, basis = say(STATUS[s.provisional](), lang), say(BASIS[s.basis](), lang)
+    games = sum(r.games for r in s.rows) // 2
+    table = Table(title=say(TITLE(name=s.name, n=games, status=status, basis=basis, rules=s.rules), lang))
+    table.add_column(say(RANK(), lang), justify="right")
+    table.add_column(say(NUMBER(), lang), justify="right")
+    table.add_column(say(PLAYER(), lang))
+    table.add_column(say(POINTS(), lang), justify="right", style="bold")
     grouped = [rule_of(parse_tiebreak(code)).grouped for code in s.codes]
     marked = provisional_places(state, s) if state is not None else {}
     for code in s.codes:
         table.add_column(code, justify="right")
-    table.add_column("G", justify="right")
+    table.add_column(say(GAMES(), lang), justify="right")
     for row in s.rows:
-        name = row.name + (" (withdrawn)" if row.withdrawn else "")
+        name = say(WITHDRAWN(name=row.name), lang) if row.withdrawn else row.name
         cells = []
-        for code, value, place in zip(s.codes, row.tiebreaks, grouped, strict=True):
+        for code, value, in_group in zip(s.codes, row.tiebreaks, grouped, strict=True):
             star = "*" if row.start_no in marked.get(code, ()) else ""
-            cells.append(place_words(int(value)) + star if place else _num(value))
-        table.add_row(str(row.rank), str(row.start_no), name, _num(row.points), *cells, str(row.games))
+            cells.append(place(int(value), lang) + star if in_group else number(value, lang))
+        table.add_row(str(row.rank), str(row.start_no), name, number(row.points, lang), *cells, str(row.games))
     console.print(table)
-    for code, place in zip(s.codes, grouped, strict=True):
-        if place:
-            star = " (* the tied players have not all met yet: provisional)" if marked.get(code) else ""
-            console.print(f"{code}: the place among the players tied on everything before it (1st best){star}")
+    for code, in_group in zip(s.codes, grouped, strict=True):
+        if in_group:
+            note = PLACE_NOTE_PROVISIONAL if marked.get(code) else PLACE_NOTE
+            console.print(say(note(code=code), lang))
