@@ -7,6 +7,7 @@
 // with something to enter; later ones are folded.
 
 import { el, fill } from "/static/live.js";
+import { join, t, tn } from "/static/i18n.js";
 import {
   SHORT_RESULT, absent, forfeitOf, freePlayers, newId, openGames, ready, state, who,
 } from "/static/arbiter-state.js";
@@ -89,31 +90,53 @@ function doneRow(key, title, item) {
   const left = Math.max(0, Math.ceil((item.until - Date.now()) / 1000));
   return el("div", { class: "pending-row done", tabindex: 0, dataset: { pending: key, entered: item.result } },
     title,
-    el("span", { class: "entered" }, `entered ${SHORT_RESULT[item.result] || item.result}`),
+    el("span", { class: "entered" }, t("arbiter.row.entered", "entered {result}", { result: enteredWords(item.result) })),
     el("span", { class: "undo-bar" },
-      el("button", { type: "button", class: "btn small secondary", dataset: { undo: key }, disabled: item.undoing, onclick: () => undo(key) }, item.undoing ? "Undoing…" : "Undo"),
-      el("span", { class: "countdown" }, item.undoing ? "" : `${left} s`)));
+      el("button", { type: "button", class: "btn small secondary", dataset: { undo: key }, disabled: item.undoing, onclick: () => undo(key) },
+        item.undoing ? t("arbiter.row.undoing", "Undoing…") : t("arbiter.row.undo", "Undo")),
+      el("span", { class: "countdown" }, item.undoing ? "" : t("arbiter.row.seconds", "{n} s", { n: left }))));
+}
+
+/** What a row entered: a result (1–0) or a bye ("half bye"). */
+function enteredWords(result) {
+  switch (result) {
+    case "zero bye": return t("arbiter.row.bye.zero", "zero bye");
+    case "half bye": return t("arbiter.row.bye.half", "half bye");
+    case "full bye": return t("arbiter.row.bye.full", "full bye");
+    default: return SHORT_RESULT[result] || result;
+  }
 }
 
 function gameRow(game) {
   const key = keyOf(game);
   const item = recent.get(key);
-  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, `Board ${game.board}`), who(game.white), " – ", who(game.black));
+  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, boardWords(game.board)), who(game.white), " – ", who(game.black));
   if (item?.state === "done") return doneRow(key, title, item);
   const sending = item?.state === "sending";
-  return el("div", { class: `pending-row${sending ? " sending" : ""}`, tabindex: 0, dataset: { pending: key }, "aria-label": `Round ${game.round}: ${who(game.white)} against ${who(game.black)}` },
+  const label = t("arbiter.row.label", "Round {round}: {white} against {black}", { round: game.round, white: who(game.white), black: who(game.black) });
+  return el("div", { class: `pending-row${sending ? " sending" : ""}`, tabindex: 0, dataset: { pending: key }, "aria-label": label },
     title,
     el("span", { class: "results" },
       ["1-0", "1/2-1/2", "0-1"].map((r) => el("button", {
         type: "button", class: "btn small", dataset: { result: r }, disabled: sending,
-        title: { "1-0": "White wins (key 1)", "1/2-1/2": "Draw (key =)", "0-1": "Black wins (key 0)" }[r],
+        title: resultTitle(r),
         onclick: () => enterGame(game, r),
       }, SHORT_RESULT[r])),
-      el("select", { "aria-label": "Forfeit", dataset: { forfeit: key }, disabled: sending, onchange: (e) => { if (e.target.value) enterGame(game, e.target.value); } },
-        el("option", { value: "" }, "Forfeit…"),
-        el("option", { value: "+-" }, "+/− White wins by forfeit"),
-        el("option", { value: "-+" }, "−/+ Black wins by forfeit"),
-        el("option", { value: "--" }, "−/− double forfeit"))));
+      el("select", { "aria-label": t("arbiter.row.forfeit", "Forfeit"), dataset: { forfeit: key }, disabled: sending, onchange: (e) => { if (e.target.value) enterGame(game, e.target.value); } },
+        el("option", { value: "" }, t("arbiter.row.forfeit_menu", "Forfeit…")),
+        el("option", { value: "+-" }, t("arbiter.forfeit.white", "+/− White wins by forfeit")),
+        el("option", { value: "-+" }, t("arbiter.forfeit.black", "−/+ Black wins by forfeit")),
+        el("option", { value: "--" }, t("arbiter.forfeit.double", "−/− double forfeit")))));
+}
+
+const boardWords = (board) => t("arbiter.row.board", "Board {n}", { n: board });
+
+function resultTitle(result) {
+  switch (result) {
+    case "1-0": return t("arbiter.row.white_wins", "White wins (key 1)");
+    case "1/2-1/2": return t("arbiter.row.draw", "Draw (key =)");
+    default: return t("arbiter.row.black_wins", "Black wins (key 0)");
+  }
 }
 
 /** A game of a withdrawn player from their withdrawal round on: it can only be their forfeit. */
@@ -121,28 +144,32 @@ function forfeitRow(game) {
   const key = keyOf(game);
   const item = recent.get(key);
   const gone = [game.white, game.black].filter((p) => absent(p, game.round));
-  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, `Board ${game.board}`), who(game.white), " – ", who(game.black),
-    el("span", { class: "tag" }, `${gone.map(who).join(" and ")} withdrew`));
+  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, boardWords(game.board)), who(game.white), " – ", who(game.black),
+    el("span", { class: "tag" }, tn("arbiter.row.withdrew", "{players} withdrew", "{players} withdrew", { n: gone.length, players: join(gone.map(who)) })));
   if (item?.state === "done") return doneRow(key, title, item);
   const result = forfeitOf(game);
   return el("div", { class: `pending-row withdrawn${item ? " sending" : ""}`, tabindex: 0, dataset: { pending: key, withdrawn: "" } },
     title,
     el("span", { class: "results" },
       el("button", { type: "button", class: "btn small secondary", dataset: { forfeit: result }, disabled: !!item, onclick: () => enterGame(game, result) },
-        `Record the forfeit ${SHORT_RESULT[result]}`)));
+        t("arbiter.row.record_forfeit", "Record the forfeit {result}", { result: SHORT_RESULT[result] }))));
 }
 
 /** A player with no game in the round: the byes the arbiter can record for them. */
 function freeRow(round, free) {
   const key = freeKey(round, free.player);
   const item = recent.get(key);
-  const why = free.why === "free" ? "free round" : `no game: ${who(free.by)} took a requested bye`;
-  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, "Bye"), who(free.player), el("span", { class: "tag" }, why));
+  const why = free.why === "free" ? t("arbiter.row.free", "free round") : t("arbiter.row.replaced", "no game: {player} took a requested bye", { player: who(free.by) });
+  const title = el("span", { class: "game" }, el("span", { class: "board-no" }, byeWord()), who(free.player), el("span", { class: "tag" }, why));
   if (item?.state === "done") return doneRow(key, title, item);
   return el("div", { class: `pending-row free${item ? " sending" : ""}`, tabindex: 0, dataset: { pending: key, free: free.why } },
     title,
     el("span", { class: "results" },
-      [["zero", "0 bye", "Zero-point bye"], ["half", "½ bye", "Half-point bye"], ["full", "1 bye", "Full-point bye"]].map(([kind, text, title]) =>
+      [
+        ["zero", t("arbiter.row.bye0", "0 bye"), t("arbiter.row.bye0.title", "Zero-point bye")],
+        ["half", t("arbiter.row.bye_half", "½ bye"), t("arbiter.row.bye_half.title", "Half-point bye")],
+        ["full", t("arbiter.row.bye1", "1 bye"), t("arbiter.row.bye1.title", "Full-point bye")],
+      ].map(([kind, text, title]) =>
         el("button", { type: "button", class: "btn small secondary", dataset: { bye: kind }, title, disabled: !!item, onclick: () => enterBye(round, free.player, kind) }, text))));
 }
 
@@ -167,17 +194,19 @@ function roundRows(r) {
   for (const [key, item] of recent) {  // a bye just entered from a row: its player has an entry now
     if (key.startsWith(`${r}:bye-`) && !rows.some((row) => row.dataset.pending === key) && item.state === "done") {
       const player = Number(key.split("-")[1]);
-      rows.push(doneRow(key, el("span", { class: "game" }, el("span", { class: "board-no" }, "Bye"), who(player)), item));
+      rows.push(doneRow(key, el("span", { class: "game" }, el("span", { class: "board-no" }, byeWord()), who(player)), item));
     }
   }
   return { rows, todo };
 }
 
+const byeWord = () => t("arbiter.row.bye", "Bye");
+
 export function renderRows() {
   const box = $("pending");
   if (!ready()) return;
   if (!state.schedule.length) {
-    fill(box, el("p", { class: "legend" }, "This tournament was opened without a schedule: enter results with the form below."));
+    fill(box, el("p", { class: "legend" }, t("arbiter.rows.no_schedule", "This tournament was opened without a schedule: enter results with the form below.")));
     return;
   }
   const focused = document.activeElement?.closest?.("[data-pending]")?.dataset.pending;
@@ -187,13 +216,13 @@ export function renderRows() {
   for (let r = 1; r <= state.schedule.length; r++) {
     const { rows, todo } = roundRows(r);
     if (!rows.length) continue;
-    const heading = `Round ${r} · ${todo} to enter`;
+    const heading = t("arbiter.rows.round", "Round {round} · {n} to enter", { round: r, n: todo });
     rounds.push(reached
       ? el("details", { class: "pending-round", dataset: { round: r }, open: unfolded.has(String(r)) }, el("summary", null, heading), rows)
       : el("div", { class: "pending-round", dataset: { round: r } }, el("h3", null, heading), rows));
     reached = reached || todo > 0;
   }
-  fill(box, rounds.length ? rounds : el("p", { class: "legend" }, "Every scheduled game has a result."));
+  fill(box, rounds.length ? rounds : el("p", { class: "legend" }, t("arbiter.rows.done", "Every scheduled game has a result.")));
   if (focused) focusRow(focused);
 }
 

@@ -5,6 +5,7 @@
 // withdrawal rounds are the server's.
 
 import { isBye } from "/static/live.js";
+import { language, say, t } from "/static/i18n.js";
 
 export const state = {
   payload: null,             // the standings at the seq shown
@@ -22,7 +23,44 @@ export function rowOf(startNo) {
 
 export function who(startNo) {
   const row = rowOf(startNo);
-  return row ? `${startNo} ${row.name}` : `player ${startNo}`;
+  return row ? `${startNo} ${row.name}` : t("arbiter.player_no", "player {n}", { n: startNo });
+}
+
+/** How the server's sentences name a player: the surname ("Caruana, Fabiano" → "Caruana"). */
+export function surname(startNo) {
+  const name = rowOf(startNo)?.name;
+  return name === undefined ? String(startNo) : name.split(",")[0].trim() || name;
+}
+
+/**
+ * An update's summary in the page's language from its phrases (`summary_said`: the head, then its parts, joined as
+ * tracker.core.apply.summary_text joins them); the server's English `english` when there are none.
+ */
+export function summaryOf(said, english) {
+  if (!Array.isArray(said) || !said.length) return english;
+  const head = say(said[0], surname, null);
+  if (head === null) return english;
+  if (said.length === 1) return head;
+  let parts = say(said[said.length - 1], surname, english);
+  for (let i = said.length - 2; i >= 1; i--) parts = say({ key: "summary.parts", args: { first: say(said[i], surname), next: parts } }, String, `${say(said[i], surname)}, ${parts}`);
+  return say({ key: "summary", args: { head, parts } }, String, `${head}: ${parts}`);
+}
+
+/** A server's reason (a rejection, a notice) in the page's language: its phrase, else its English. */
+export const reasonOf = (m) => say(m?.reason_said, String, m?.reason ?? "");
+
+const ORDINAL_RULES = new Map();
+
+/** A place as the page's language writes it: 1st, 2nd, 3rd, 4th (1-е; 1.; 1.º; 1er, 2e). */
+export function ordinal(n) {
+  const lang = language();
+  if (!ORDINAL_RULES.has(lang)) ORDINAL_RULES.set(lang, new Intl.PluralRules(lang, { type: "ordinal" }));
+  switch (ORDINAL_RULES.get(lang).select(n)) {
+    case "one": return t("ordinal.one", "{n}st", { n });
+    case "two": return t("ordinal.two", "{n}nd", { n });
+    case "few": return t("ordinal.few", "{n}rd", { n });
+    default: return t("ordinal.other", "{n}th", { n });
+  }
 }
 
 const GAME_CODES = {
