@@ -17,8 +17,8 @@ from typing import Any
 from tests.builders import berger, fold_all, game, opened, schedule_of
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
+from tracker.gateway.analyses import AnalysisWork, analysis_job
 from tracker.gateway.projections import Projections, search_seconds
-from tracker.gateway.projector import SearchWork, search_job
 
 
 def slow_state(tournament: str = "slow") -> Tournament:
@@ -62,7 +62,9 @@ class Arbiter:
 
 
 def test_a_search_past_its_own_time_sends_the_bounds_and_says_it_was_cut_short() -> None:
-    message = json.loads(search_job(SearchWork(slow_state(), seconds=0.01)))
+    found = analysis_job(AnalysisWork(slow_state(), None, projection=True, stakes=True, seconds=0.01))
+    assert found.projection is not None and found.stakes is None  # cut short: no stakes from this search
+    message = json.loads(found.projection)
     assert message["type"] == "projection" and message["exact"] is False
     assert message["cut_short"]["reason"] == "time" and message["cut_short"]["seconds"] >= 0
     assert "preliminary" not in message

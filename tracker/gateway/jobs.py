@@ -86,7 +86,9 @@ class Runner(Generic[W, T]):
     ``state`` returns); ``publish`` gets ``(tournament, seq, result)`` on the event loop.  ``version``
     of an input says which results are the same (default: its seq; live boards count their changes
     too).  With ``spacing``, ``delay`` is the least time between two jobs' starts (a job due later
-    runs at once) instead of a wait after every update.
+    runs at once) instead of a wait after every update.  With ``after``, a queued job of a tournament
+    waits while ``after`` has one due, queued or running for it (at most the time limit): that job may
+    answer for this runner too (:meth:`done`).
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class Runner(Generic[W, T]):
         version: Callable[[W], int] = lambda work: work.seq,
         spacing: bool = False,
         estimate: Callable[[str], float] | None = None,
+        after: Runner[Any, Any] | None = None,
     ) -> None:
         self.pool = pool
         self.kind = kind
@@ -115,6 +118,7 @@ class Runner(Generic[W, T]):
         self.version = version
         self.spacing = spacing
         self.estimate = estimate
+        self.after = after
         self.slots: dict[str, _Slot] = {}
         pool.runners.append(self)
 
@@ -159,6 +163,16 @@ class Runner(Generic[W, T]):
                 slot.price = self.estimate(tournament)
             slot.queued_at = asyncio.get_running_loop().time()
             self.pool.wake()
+
+    def done(self, tournament: str, version: int) -> None:
+        """Another runner's job computed this runner's result for ``version``: no job of its own for it."""
+        slot = self.slot(tournament)
+        slot.done_seq = max(slot.done_seq, version)
+
+    def busy(self, tournament: str) -> bool:
+        """Whether a job of ``tournament`` is due, queued or running."""
+        slot = self.slots.get(tournament)
+        return slot is not None and (slot.running or slot.queued_at is not None or slot.timer is not None)
 
     def idle(self) -> bool:
         """Whether no job of this kind is due, queued or running."""
@@ -210,10 +224,21 @@ class Pool:
                     continue
                 if runner.priority != ARBITERS and free < min(2 if slot.price < CHEAP else 3, n):
                     continue  # the last workers are kept (see the module docstring)
+                if self._waits(runner, tournament, slot.queued_at):
+                    continue  # that job may answer for this one too (Runner.done)
                 key = (runner.priority, slot.price - (now - slot.queued_at))
                 if best is None or key < best[0]:
                     best = (key, runner, tournament)
         return None if best is None else (best[1], best[2])
+
+    def _waits(self, runner: Runner[Any, Any], tournament: str, since: float) -> bool:
+        """Whether a job queued at ``since`` waits for ``runner.after``'s job of the tournament (at most the limit)."""
+        after = runner.after
+        return (
+            after is not None
+            and after.busy(tournament)
+            and asyncio.get_running_loop().time() - since < self.limits.projection_seconds
+        )
 
     async def _dispatch(self) -> None:
         assert self._wake is not None
@@ -226,19 +251,27 @@ class Pool:
                     break
                 runner, tournament = picked
                 slot = runner.slot(tournament)
-                slot.queued_at = None
+                since, slot.queued_at = slot.queued_at, None
+                assert since is not None
                 slot.running = True
                 worker = self._free.pop()
-                task = asyncio.create_task(self._run(runner, tournament, worker), name=f"{runner.kind}-{tournament}")
+                task = asyncio.create_task(
+                    self._run(runner, tournament, worker, since), name=f"{runner.kind}-{tournament}"
+                )
                 self._jobs.add(task)
                 task.add_done_callback(self._jobs.discard)
 
-    async def _run(self, runner: Runner[Any, Any], tournament: str, worker: Projector) -> None:
+    async def _run(self, runner: Runner[Any, Any], tournament: str, worker: Projector, since: float) -> None:
         slot = runner.slot(tournament)
         try:
             state = runner.state(tournament)
             if state is None or not runner.wanted(tournament) or slot.failed_seq == runner.version(state):
                 return
+            if self._waits(runner, tournament, since):
+                slot.queued_at = since  # a newer seq came meanwhile, and ``after``'s job of it may answer for us
+                return
+            if slot.done_seq >= runner.version(state):
+                return  # another runner's job answered for this version (Runner.done)
             seq, version = state.seq, runner.version(state)
             slot.started = asyncio.get_running_loop().time()
             started = time.perf_counter()

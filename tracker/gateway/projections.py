@@ -11,7 +11,9 @@ the worker's memory limit), the message is the bounds with ``cut_short``
 (after how many seconds, and why), which the arbiter page says in words,
 instead of nothing at all.  Past
 :data:`~tracker.core.projection.SEARCH_DEPTH` open games every value is a
-bound anyway: no preliminary then.
+bound anyway: no preliminary then.  The search answers the spectators'
+stakes too when somebody asks them, and starts from the last seq's
+(:mod:`tracker.gateway.analyses`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from websockets.asyncio.server import ServerConnection
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.core.projection import SEARCH_DEPTH
+from tracker.gateway.analyses import Analysed, AnalysisWork, Computed, Memories, analysis_job
 from tracker.gateway.jobs import ARBITERS, Pool, Runner
-from tracker.gateway.projector import SearchWork, bounds_job, search_job
+from tracker.gateway.projector import bounds_job
 
 #: Open games up to which an exact projection is expected within a moment (16: the last two rounds of 16 players, 1 s).
 QUICK_GAMES: Final = 16
@@ -49,7 +52,10 @@ class Projections:
     preceded by the bounds when the search may take a while (see the module
     docstring).  The jobs run on the shared :class:`~tracker.gateway.jobs.Pool`
     (one worker of which is kept for them); a projection is cancelled once no
-    arbiter of its tournament is connected.
+    arbiter of its tournament is connected.  ``spectators`` says whether
+    anybody asks the stakes of a tournament (then the search answers them too
+    and hands them to ``stakes_found``); ``memories`` keeps each tournament's
+    last search (shared with the stakes feed).
     """
 
     def __init__(
@@ -61,6 +67,9 @@ class Projections:
         delay: float,
         limits: Limits | None = None,
         pool: Pool | None = None,
+        memories: Memories | None = None,
+        spectators: Callable[[str], bool] = lambda tournament: False,
+        stakes_found: Callable[[str, int, Computed], None] = lambda tournament, seq, found: None,
     ) -> None:
         self._state = state
         self._arbiters = arbiters
@@ -70,17 +79,21 @@ class Projections:
         seconds = search_seconds(self.pool.limits.projection_seconds)
         self._sending: set[asyncio.Task[None]] = set()
         self._latest: dict[str, tuple[int, bytes]] = {}  # per tournament: the newest projection sent, and its seq
+        self.memories = memories if memories is not None else Memories()
+        self._stakes_found = stakes_found
 
-        def work(tournament: str) -> SearchWork | None:
+        def work(tournament: str) -> AnalysisWork | None:
             found = state(tournament)
-            return None if found is None else SearchWork(found, seconds)
+            if found is None:
+                return None
+            return AnalysisWork(found, self.memories.get(tournament), True, spectators(tournament), seconds)
 
-        self.runner: Runner[SearchWork, bytes] = Runner(
+        self.runner: Runner[AnalysisWork, Analysed] = Runner(
             self.pool,
             "projection",
-            search_job,
+            analysis_job,
             state=work,
-            publish=self._publish,
+            publish=self._analysed,
             wanted=lambda tournament: bool(arbiters(tournament)),
             delay=delay,
             priority=ARBITERS,
@@ -130,6 +143,13 @@ class Projections:
         if slot is not None and slot.measured:
             return slot.price >= QUICK
         return open_games > QUICK_GAMES
+
+    def _analysed(self, tournament: str, seq: int, found: Analysed) -> None:
+        self.memories.keep(tournament, found.memory)
+        if found.stakes is not None:
+            self._stakes_found(tournament, seq, found.stakes)
+        if found.projection is not None:
+            self._publish(tournament, seq, found.projection)
 
     def _publish(self, tournament: str, seq: int, data: bytes) -> None:
         latest = self._latest.get(tournament)

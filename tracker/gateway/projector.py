@@ -49,15 +49,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
-from typing import Final, Literal, Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import ProjectionUnavailable
 from tracker.core.projection import Projection, project
 from tracker.protocol import projection_message
-from tracker.protocol.messages import CutShortJSON
 
 log = logging.getLogger(__name__)
 
@@ -138,32 +136,16 @@ def bounds_job(state: Tournament) -> bytes:
     return projection_message(project(state, exact_limit=-1), preliminary=True)
 
 
-@dataclass(frozen=True, slots=True)
-class SearchWork:
-    """A tournament to project exactly within ``seconds`` of the worker's own time (then the bounds instead)."""
-
-    state: Tournament
-    seconds: float
-
-    @property
-    def id(self) -> str:
-        return self.state.id
-
-    @property
-    def seq(self) -> int:
-        return self.state.seq
-
-
-class _OutOfTime(Exception):
+class OutOfTime(Exception):
     """The exact search's own time is over (raised by the worker's interval timer)."""
 
 
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Raise :class:`_OutOfTime` in this (the worker's main) thread once ``seconds`` of wall time have passed."""
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`OutOfTime` in this (the worker's main) thread once ``seconds`` of wall time have passed."""
 
     def ring(signum: int, frame: object) -> None:
-        raise _OutOfTime
+        raise OutOfTime
 
     previous = signal.signal(signal.SIGALRM, ring)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
@@ -172,30 +154,6 @@ def _deadline(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def search_job(work: SearchWork) -> bytes:
-    """The exact projection, or — when its search runs out of its time or memory — the bounds, saying so.
-
-    Runs in the worker process.  The search gets ``work.seconds``; stopped
-    there (or by a :class:`MemoryError` under the worker's address-space
-    limit), the message is the interval bounds with ``cut_short`` (after how
-    many seconds, and why), so an arbiter sees what is known and that it is
-    only bounds instead of nothing.  The pool's own time limit stays the
-    backstop: bounds that overrun it are not sent.
-    """
-    started = time.monotonic()
-    reason: Literal["time", "memory"]
-    try:
-        with _deadline(work.seconds):
-            return projection_message(project(work.state))
-    except _OutOfTime:
-        reason = "time"
-    except MemoryError:
-        reason = "memory"
-    # outside the handler: the search's memory is released before the bounds are computed
-    cut: CutShortJSON = {"seconds": round(time.monotonic() - started, 1), "reason": reason}
-    return projection_message(project(work.state, exact_limit=-1), cut_short=cut)
 
 
 # -- one worker ------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from websockets.http11 import Request, Response
 from tracker import __version__
 from tracker.config import ServerConfig
 from tracker.core.boards import Change
+from tracker.gateway.analyses import Memories
 from tracker.gateway.backend import Backend
 from tracker.gateway.connection import bounded_connection
 from tracker.gateway.frames import SharedDeflateFactory
@@ -73,8 +74,17 @@ class Gateway:
         self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
         # one pool of worker processes for all derived work: projections, stakes, live chances
         self.pool = Pool(config.limits)
+        # one search per seq for arbiters and spectators, from the last seq's (tracker.gateway.analyses)
+        memories = Memories()
         self.projections = Projections(
-            backend.state, self.ws.arbiters, reply, delay=config.projection_delay, pool=self.pool
+            backend.state,
+            self.ws.arbiters,
+            reply,
+            delay=config.projection_delay,
+            pool=self.pool,
+            memories=memories,
+            spectators=lambda tournament: self.stakes.wanted(tournament),
+            stakes_found=lambda tournament, seq, found: self.stakes.found(tournament, seq, found),
         )
         self.live = LiveBoards(
             self.pool,
@@ -93,6 +103,8 @@ class Gateway:
             delay=config.projection_delay,
             wanted=self.live.wanted,
             computed=self.live.stakes_computed,
+            memories=memories,
+            after=self.projections.runner,
         )
 
     # -- the sink -------------------------------------------------------------------

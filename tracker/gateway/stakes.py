@@ -16,32 +16,24 @@ tournament, compares, and hands the bytes to the hub, which sends them
 without waiting (and after each subscriber's spoiler delay).  A seq is
 computed once: a subscriber who joins gets what exists, and a computation
 that failed for a seq is not tried again for it.  Nothing is computed for a
-tournament nobody asks stakes (or live boards) of.
+tournament nobody asks stakes (or live boards) of.  While an arbiter
+watches, the projection's search answers the stakes too (:meth:`StakesFeed.found`);
+each search starts from the tournament's last one (:mod:`tracker.gateway.analyses`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
 from tracker.core.crosstable import Tournament
-from tracker.core.projection.chances import chances
-from tracker.core.projection.cues import Insight, cues, insight
-from tracker.core.projection.stakes import Stakes, stakes
-from tracker.core.standings import standings
+from tracker.core.projection.cues import cues
+from tracker.core.projection.stakes import Stakes
+from tracker.gateway.analyses import Analysed, AnalysisWork, Computed, Memories, analysis_job
 from tracker.gateway.jobs import SPECTATORS, Pool, Runner
-from tracker.protocol import cue_message, stakes_message
-
-
-@dataclass(frozen=True, slots=True)
-class Computed:
-    """One seq's stakes: the encoded message, the insight the cues compare, the stakes themselves."""
-
-    message: bytes
-    insight: Insight
-    stakes: Stakes
+from tracker.protocol import cue_message
 
 
 def open_games(state: Tournament) -> int:
@@ -58,16 +50,11 @@ def stakes_estimate(state: Tournament | None) -> float:
     return 0.1 * 2 ** (open_games(state) / 6)
 
 
-def stakes_job(state: Tournament) -> Computed:
-    """Runs in the worker process: the encoded ``stakes`` message, the insight, and the stakes."""
-    k = stakes(state)
-    return Computed(stakes_message(k, chances(state, seed=state.seq)), insight(standings(state), k), k)
-
-
 class StakesFeed:
     """Stakes and cues for the subscribers who asked, one job per tournament and seq (see the module docstring).
 
-    ``wanted`` says whether anybody else needs the stakes of a tournament (the live boards' sentences).
+    ``wanted`` says whether anybody else needs the stakes of a tournament (the live boards' sentences);
+    ``after`` is the arbiters' projection runner, whose search answers the stakes too (see the module docstring).
     """
 
     def __init__(
@@ -80,22 +67,41 @@ class StakesFeed:
         delay: float,
         wanted: Callable[[str], bool] = lambda tournament: False,
         computed: Callable[[str], None] = lambda tournament: None,
+        memories: Memories | None = None,
+        after: Runner[Any, Any] | None = None,
     ) -> None:
         self._subscribers = subscribers
         self._deliver = deliver
         self._computed = computed
+        self._wanted = wanted
         self._latest: dict[str, Computed] = {}
-        self.runner: Runner[Tournament, Computed] = Runner(
+        self.memories = memories if memories is not None else Memories()
+
+        def work(tournament: str) -> AnalysisWork | None:
+            found = state(tournament)
+            return None if found is None else AnalysisWork(found, self.memories.get(tournament), False, True)
+
+        self.runner: Runner[AnalysisWork, Analysed] = Runner(
             pool,
             "stakes",
-            stakes_job,
-            state=state,
-            publish=self._publish,
-            wanted=lambda tournament: bool(subscribers(tournament)) or wanted(tournament),
+            analysis_job,
+            state=work,
+            publish=self._analysed,
+            wanted=self.wanted,
             delay=delay,
             priority=SPECTATORS,
             estimate=lambda tournament: stakes_estimate(state(tournament)),
+            after=after,
         )
+
+    def wanted(self, tournament: str) -> bool:
+        """Whether anybody asks the stakes of ``tournament`` (a subscriber, or the live boards)."""
+        return bool(self._subscribers(tournament)) or self._wanted(tournament)
+
+    def found(self, tournament: str, seq: int, now: Computed) -> None:
+        """Another search (the arbiters' projection's) computed the stakes of ``seq``: no search of our own."""
+        self.runner.done(tournament, seq)
+        self._publish(tournament, seq, now)
 
     def updated(self, tournament: str) -> None:
         """A new update of ``tournament`` was published."""
@@ -112,6 +118,11 @@ class StakesFeed:
         """The newest stakes computed for ``tournament`` (of whatever seq; ``Stakes.seq`` says which)."""
         found = self._latest.get(tournament)
         return None if found is None else found.stakes
+
+    def _analysed(self, tournament: str, seq: int, found: Analysed) -> None:
+        self.memories.keep(tournament, found.memory)
+        if found.stakes is not None:
+            self._publish(tournament, seq, found.stakes)
 
     def _publish(self, tournament: str, seq: int, now: Computed) -> None:
         previous = self._latest.get(tournament)

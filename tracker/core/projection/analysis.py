@@ -97,13 +97,37 @@ def analyse(t: Tournament, *, previous: Memory | None = None) -> Analysis:
     m = model_of(t)
     if len(m.undecided) > SEARCH_DEPTH:  # bounds only: nothing to search, nothing to remember
         return Analysis(project(t), stakes(t), None, False)
+    solver, reused = _solver(t, m, previous)
+    projection = project(t, solver=solver)
+    spectators = stakes(t, solver=solver)
+    return Analysis(projection, spectators, memory_of(t, m, solver), reused)
+
+
+def project_again(t: Tournament, *, previous: Memory | None = None) -> tuple[Projection, Memory | None, bool]:
+    """The projection alone (nobody asks the stakes) as :func:`analyse` finds it: with the memory, and if reused."""
+    m = model_of(t)
+    if len(m.undecided) > SEARCH_DEPTH:
+        return project(t), None, False
+    solver, reused = _solver(t, m, previous)
+    return project(t, solver=solver), memory_of(t, m, solver), reused
+
+
+def stakes_again(t: Tournament, *, previous: Memory | None = None) -> tuple[Stakes, Memory | None, bool]:
+    """The stakes alone (no arbiter watches) as :func:`analyse` finds them: with the memory, and if reused."""
+    m = model_of(t)
+    if len(m.undecided) > SEARCH_DEPTH:
+        return stakes(t), None, False
+    solver, reused = _solver(t, m, previous)
+    return stakes(t, solver=solver), memory_of(t, m, solver), reused
+
+
+def _solver(t: Tournament, m: Model, previous: Memory | None) -> tuple[Solver, bool]:
+    """A solver for ``m`` that starts from what ``previous`` proved, when it applies (then ``True``)."""
     start = carried(previous, t, m) if previous is not None else None
     solver = Solver(m, scenarios=start[0] if start else ())
     if start:
         solver.learn(start[1])
-    projection = project(t, solver=solver)
-    spectators = stakes(t, solver=solver)
-    return Analysis(projection, spectators, memory_of(t, m, solver), start is not None)
+    return solver, start is not None
 
 
 def _frame(t: Tournament, m: Model) -> tuple[object, ...]:
