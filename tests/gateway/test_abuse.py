@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import socket
 import subprocess
 import sys
@@ -75,17 +76,24 @@ async def ping_bystander(url: str, pid: int, until: float, *, every: float = 0.1
 def slower_than(baseline: list[float], during: list[float]) -> str | None:
     """Why the pings ``during`` something are too slow against their ``baseline`` just before (``None``: they are not).
 
-    Within ten times the slowest baseline ping, plus 100 ms: a ratio from the same test, so a busy machine
-    slows both (STYLE §17); the floor absorbs a scheduler's hiccup on a two-core machine under load.
+    Nine in ten within ten times the slowest baseline ping, plus 100 ms, and every one within a second: a ratio
+    from the same test, so a busy machine slows both (STYLE §17); the floor and the tenth let through a
+    scheduler's hiccup on a two-core machine under load (a lone 240 ms ping beside two browsers' tests), the
+    second does not let through a starved bystander.
     """
     limit = 10 * max(baseline) + 0.1
-    worst = max(during)
-    if worst <= limit:
-        return None
+    ranked = sorted(during)
+    typical = ranked[max(0, math.ceil(0.9 * len(ranked)) - 1)]
+    worst = ranked[-1]
     before = max(baseline) * 1000
-    return (
-        f"a bystander's ping took {worst * 1000:.0f} ms, over {limit * 1000:.0f} ms (10 × {before:.1f} ms before + 100)"
-    )
+    if typical > limit:
+        return (
+            f"one in ten of a bystander's pings took {typical * 1000:.0f} ms or more, over {limit * 1000:.0f} ms "
+            f"(10 × {before:.1f} ms before + 100)"
+        )
+    if worst > 1.0:
+        return f"a bystander's ping took {worst * 1000:.0f} ms, over a second"
+    return None
 
 
 def test_a_ping_flood_neither_grows_the_server_nor_delays_a_bystander(tracker_server: RunningTracker) -> None:
