@@ -118,6 +118,12 @@ def test_the_language_chosen_is_kept_for_the_tab_not_for_a_new_one(
     pages.contexts.append(context)
     tab = context.new_page()
     tab.on("pageerror", lambda exc: pages.errors.append(str(exc)))
+    tab.goto(f"{tracker.http_url}/arbiter/{TID}")
+    tab.fill("#token", "not-the-arbiter-token")  # refused: the gate says so in Spanish
+    tab.click("#gate-form button[type=submit]")
+    tab.wait_for_function("() => document.getElementById('gate-msg').textContent.length > 0")
+    refusal = tab.locator("#gate-msg").inner_text()
+    assert english_left(refusal, "es") == [] and "token" in refusal, refusal
     sign_in(tab, f"{tracker.http_url}/arbiter/{TID}", seq)
     assert tab.evaluate("document.documentElement.lang") == "es", "no ?lang=, no choice yet: the browser's"
     assert tab.locator("#entry-h").text_content() == "Registrar un resultado"

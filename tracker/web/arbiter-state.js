@@ -46,8 +46,12 @@ export function summaryOf(said, english) {
   return say({ key: "summary", args: { head, parts } }, String, `${head}: ${parts}`);
 }
 
-/** A server's reason (a rejection, a notice) in the page's language: its phrase, else its English. */
-export const reasonOf = (m) => say(m?.reason_said, String, m?.reason ?? "");
+/** A server's reason (a rejection, a notice, an error) in the page's language: its phrase, else its English. */
+export function reasonOf(m) {
+  // a subscribe's "error" carries no phrase; a wrong token's sentence is the server's rejected.token
+  const said = m?.reason_said ?? (m?.type === "error" && m.code === "unauthorized" ? { key: "rejected.token", args: {} } : null);
+  return say(said, String, m?.reason ?? "");
+}
 
 const ORDINAL_RULES = new Map();
 
