@@ -14,6 +14,10 @@ and the next seq — one more result recorded — with the first answer's
 memory reused.  Targets (issue 32): exact in ≤ 1 s (16 players) and ≤ 3 s
 (20 players), every extreme with its scenario, the stakes in the same time.
 
+Then the same cases live (:mod:`bench.projection_live`): submit → the
+arbiter's exact projection and a spectator's exact stakes through a real
+``tracker up``, p99 over a round (target ≤ 3 s).
+
 Then what live projections cost everyone else: a real ``tracker up``, a
 20-player round robin with all but the last round recorded (10 games left),
 and an arbiter submitting a correction every quarter second.  Subscribed
@@ -33,6 +37,7 @@ from websockets.asyncio.client import connect
 
 from bench.common import Result, Row, Sizes, fmt_ms, median, percentile, python, say, timed
 from bench.procs import kill_all, start_tracker
+from bench.projection_live import live_exact
 from bench.scenario import tournament
 from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
@@ -250,6 +255,7 @@ def run(sizes: Sizes) -> Result:
                 )
             )
         raw.update(analysis_rows(result, sizes))
+        raw["live_exact"] = {players: live_exact(result, players) for players in (16, 20)}
         raw["live"] = live_cost(result)
         result.raw = raw
         result.notes.append(
