@@ -5,7 +5,8 @@
 // against the official standings at its seq) to a page that subscribes with boards: true.  A live
 // message for an older official seq than the page shows is stale: it waits for the next one.
 
-import { applyDelta, el, fill, fmt, shortName } from "/static/live.js";
+import { applyDelta, el, fill, fmt, sentenceName, shortName } from "/static/live.js";
+import { say, t, tn } from "/static/i18n.js";
 
 /** The stylesheet of these parts, added once (CSP: styles from this origin only). */
 function styles() {
@@ -23,7 +24,7 @@ export function whiteShare(board) {
 /** An eval bar: White's share as a filled bar, the evaluation as text (a screen reader reads the label). */
 export function evalBar(board) {
   const share = whiteShare(board);
-  const label = board.eval_text ? `evaluation ${board.eval_text}` : "no evaluation";
+  const label = board.eval_text ? t("boards.evaluation", "evaluation {eval}", { eval: board.eval_text }) : t("boards.no_evaluation", "no evaluation");
   const white = el("span", { class: "evalbar-white" });
   white.style.width = `${(share * 100).toFixed(1)}%`;  // CSSOM, not a style attribute: the CSP allows it
   return el("span", { class: "evalbar-box", title: label },
@@ -86,9 +87,9 @@ export function mountSpectatorBoards(main) {
   const state = new LiveState();
   let official = null;
   const section = el("section", { id: "live", class: "card live-card", hidden: true, "aria-labelledby": "live-h" },
-    el("h2", { id: "live-h" }, "Games in progress ", el("span", { class: "badge estimate" }, "estimate")),
+    el("h2", { id: "live-h" }, t("boards.heading", "Games in progress"), " ", el("span", { class: "badge estimate" }, t("page.estimate", "estimate"))),
     el("ol", { id: "live-boards", class: "live-boards" }),
-    el("h3", null, "If the games ended now"),
+    el("h3", null, t("boards.if_ended", "If the games ended now")),
     el("p", { id: "live-note", class: "legend" }),
     el("div", { class: "scroll" }, el("table", { id: "live-table", class: "standings live-standings" })),
     el("ul", { id: "live-stakes", class: "live-stakes" }));
@@ -104,19 +105,19 @@ export function mountSpectatorBoards(main) {
     const view = asItStands(official, state.live);
     const table = section.querySelector("#live-table");
     if (!view) {
-      fill(section.querySelector("#live-note"), "Working out the standings as they stand…");
+      fill(section.querySelector("#live-note"), t("boards.working", "Working out the standings as they stand…"));
       table.replaceChildren();
       return;
     }
     section.dataset.liveSeq = String(view.live.live_seq);
     const assumed = view.live.results.length;
     fill(section.querySelector("#live-note"),
-      `Each game in progress counted at its most likely result (${assumed} game${assumed === 1 ? "" : "s"}); `
-      + "the official standings are the table above.");
+      tn("boards.note", "Each game in progress counted at its most likely result ({n} game); the official standings are the table above.",
+        "Each game in progress counted at its most likely result ({n} games); the official standings are the table above.", { n: assumed }));
     const codes = (view.codes || []).slice(0, 3);
     fill(table,
       el("thead", null, el("tr", null, el("th", { scope: "col" }, "#"), el("th", { scope: "col" }, ""),
-        el("th", { scope: "col" }, "Player"), el("th", { class: "num", scope: "col" }, "Pts"),
+        el("th", { scope: "col" }, t("column.player", "Player")), el("th", { class: "num", scope: "col" }, t("column.pts", "Pts")),
         codes.map((c) => el("th", { class: "num", scope: "col" }, c)))),
       el("tbody", null, view.standings.map((row) => {
         const move = arrow(row, view.officialRanks);
@@ -127,7 +128,8 @@ export function mountSpectatorBoards(main) {
           el("td", { class: "num" }, fmt(row.points)),
           codes.map((c) => el("td", { class: "num" }, fmt(row.tiebreaks[c] ?? 0))));
       })));
-    fill(section.querySelector("#live-stakes"), view.live.stakes.map((s) => el("li", null, s.text)));
+    const write = (no) => sentenceName(names.get(no) || String(no));
+    fill(section.querySelector("#live-stakes"), view.live.stakes.map((s) => el("li", null, say(s.said, write, s.text))));
   }
 
   return {
@@ -152,7 +154,7 @@ export function mountOverlayLive(params, redraw) {
   if (bars) document.getElementById("board").insertBefore(bars, document.getElementById("foot"));
   if (params.mode === "live") {  // the table is an estimate: said on air, in the head
     document.querySelector(".board-head .title")?.after(
-      el("span", { class: "live-badge", title: "each game in progress counted at its most likely result" }, "as it stands"));
+      el("span", { class: "live-badge", title: t("boards.live.title", "each game in progress counted at its most likely result") }, t("boards.as_it_stands", "as it stands")));
   }
   let official = null;
   return {

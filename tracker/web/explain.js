@@ -3,23 +3,40 @@
 // another, and which values can no longer change.  Pure functions of the
 // standings payload the server sends; nothing is ranked here.
 
-import { fmt, gamesAgainst, isBye, scoringOf, shortName } from "/static/live.js";
+import { fmt, gamesAgainst, isBye, join, scoringOf, shortName } from "/static/live.js";
+import { say, t, tn } from "/static/i18n.js";
 
 const isKoya = (code) => code.toUpperCase().startsWith("KS");
 
 /**
- * {name, what, better, lowerFirst} for a column code, as the server's tie-break rules word it
- * (the snapshot's `columns`); a code the payload does not describe is named by its code.
+ * {name, what, better, lowerFirst} for a column code, in the page's language: the server's phrases
+ * `tiebreak.<kind>.name|what|better` (the kind is the code before any "/"; KS/L±n: `tiebreak.KS.what.limit`),
+ * else the English the snapshot's `columns` carry; a code the payload does not describe is named by its code.
  */
 export function columnInfo(payload, code) {
   const found = (payload.columns || []).find((c) => c.code === code);
-  if (found) return { name: found.name, what: found.what, better: found.better, lowerFirst: found.lower_first };
-  return { name: code, what: "a tie-break", better: "", lowerFirst: false };
+  if (!found) return { name: code, what: t("column.unknown", "a tie-break"), better: "", lowerFirst: false };
+  const kind = code.split("/")[0].toUpperCase();
+  const limit = kind === "KS" ? /\/L([+-]\d+)$/i.exec(code) : null;
+  const what = limit
+    ? say({ key: "tiebreak.KS.what.limit", args: { limit: limit[1], n: Math.abs(Number(limit[1])) } }, String, found.what)
+    : say({ key: `tiebreak.${kind}.what` }, String, found.what);
+  return {
+    name: say({ key: `tiebreak.${kind}.name` }, String, found.name),
+    what,
+    better: found.better ? say({ key: `tiebreak.${kind}.better` }, String, found.better) : "",
+    lowerFirst: found.lower_first,
+  };
+}
+
+/** "Pts" in the page's language (the points column). */
+export function ptsLabel() {
+  return t("column.pts", "Pts");
 }
 
 /** "Pts › DE › SB › KS › WON": the ranking order. */
 export function rankingOrder(payload) {
-  return ["Pts", ...(payload.codes || [])].join(" › ");
+  return [ptsLabel(), ...(payload.codes || [])].join(" › ");
 }
 
 /** The rows tied with `row` on points and on every code before `code`. */
@@ -34,7 +51,20 @@ export function placeWords(place) {
   if (!place || place <= 0) return "—";
   const n = Math.round(place);
   const suffix = n % 100 >= 10 && n % 100 <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[n % 10] || "th";
-  return `${n}${suffix}`;
+  if (suffix === "st") return t("place.st", "{n}st", { n });
+  if (suffix === "nd") return t("place.nd", "{n}nd", { n });
+  if (suffix === "rd") return t("place.rd", "{n}rd", { n });
+  return t("place.th", "{n}th", { n });
+}
+
+/** "2½ points", "1 point" in the page's language. */
+export function pointsCount(value) {
+  return tn("count.points", "{points} point", "{points} points", { n: value, points: fmt(value) });
+}
+
+/** "3 games", "1 game" in the page's language. */
+export function gamesCount(n) {
+  return tn("count.games", "{n} game", "{n} games", { n });
 }
 
 /** Games a round robin has between two players (two per pair in a double round robin). */
@@ -67,15 +97,18 @@ export function directEncounter(payload, row, code = "DE") {
     .filter((b) => gamesAgainst(a, b.start_no).length < cycles).map((b) => `${shortName(a.name)}–${shortName(b.name)}`)) : [];
   const sharing = group.filter((r) => r.tiebreaks[code] === place).length;
   const won = place === 1 && sharing === 1;
-  const others = group.filter((r) => r.start_no !== row.start_no).map((r) => shortName(r.name)).join(", ");
+  const others = join(group.filter((r) => r.start_no !== row.start_no).map((r) => shortName(r.name)));
+  const args = { place: placeWords(place), tied: group.length, points: fmt(row.points), others };
+  const head = sharing > 1
+    ? t("de.title.shared", "Direct encounter: {place} of the {tied} players tied on {points} (shared) (with {others})", args)
+    : t("de.title", "Direct encounter: {place} of the {tied} players tied on {points} (with {others})", args);
+  const scoredWords = t("de.title.scored", "{points} from {games} against them", { points: pointsCount(scored), games: gamesCount(games) });
   return {
     text: placeWords(place) + (unmet.length ? "*" : ""),
     won,
     provisional: unmet.length > 0,
-    title: `Direct encounter: ${placeWords(place)} of the ${group.length} players tied on ${fmt(row.points)}`
-      + `${sharing > 1 ? " (shared)" : ""} (with ${others}): ${fmt(scored)} point${scored === 1 ? "" : "s"} from `
-      + `${games} game${games === 1 ? "" : "s"} against them`
-      + (unmet.length ? `; provisional: ${unmet.join(", ")} still to play` : ""),
+    title: `${head}: ${scoredWords}`
+      + (unmet.length ? t("de.title.unmet", "; provisional: {pairs} still to play", { pairs: join(unmet) }) : ""),
   };
 }
 
@@ -121,32 +154,39 @@ export function whyAbove(payload, a, b) {
   const [upper, lower] = a.rank <= b.rank ? [a, b] : [b, a];
   const U = shortName(upper.name), L = shortName(lower.name);
   if (upper.rank === lower.rank) {
-    return { upper, lower, criterion: null, decides: -1, lines: [`${U} and ${L} share rank ${upper.rank}: they are equal on points and on every tie-break (${rankingOrder(payload)}).`] };
+    return { upper, lower, criterion: null, decides: -1, lines: [
+      t("why.share", "{a} and {b} share rank {rank}: they are equal on points and on every tie-break ({order}).", { a: U, b: L, rank: upper.rank, order: rankingOrder(payload) })] };
   }
   if (upper.points !== lower.points) {
-    return { upper, lower, criterion: "PTS", decides: 0, lines: [`Points decide: ${U} ${fmt(upper.points)}, ${L} ${fmt(lower.points)}.`] };
+    return { upper, lower, criterion: "PTS", decides: 0, lines: [
+      t("why.points", "Points decide: {a} {pa}, {b} {pb}.", { a: U, pa: fmt(upper.points), b: L, pb: fmt(lower.points) })] };
   }
-  const lines = [`Equal on points (${fmt(upper.points)}).`];
+  const lines = [t("why.equal_points", "Equal on points ({points}).", { points: fmt(upper.points) })];
   for (const code of payload.codes || []) {
     const u = upper.tiebreaks[code], l = lower.tiebreaks[code];
     if (u === l) {
-      lines.push(`Equal on ${code} (${code.toUpperCase() === "DE" ? (u ? `both ${placeWords(u)}` : "no separation") : fmt(u)}).`);
+      const value = code.toUpperCase() === "DE" ? (u ? t("why.both", "both {place}", { place: placeWords(u) }) : t("why.no_separation", "no separation")) : fmt(u);
+      lines.push(t("why.equal_on", "Equal on {code} ({value}).", { code, value }));
       continue;
     }
     const info = columnInfo(payload, code);
     const decides = lines.length;
+    const better = info.better ? ` (${info.better})` : "";
     if (code.toUpperCase() === "DE") {
       const du = directEncounter(payload, upper, code), dl = directEncounter(payload, lower, code);
       const h2h = gamesAgainst(upper, lower.start_no);
       const scored = h2h.reduce((sum, [, , , c]) => sum + ((scoringOf(payload) || {})[c] ?? 0), 0);
-      lines.push(`${info.name} (${code}) decides: ${U} ${du ? du.text : "—"}, ${L} ${dl ? dl.text : "—"} among the tied players`
-        + (info.better ? ` (${info.better})` : "")
-        + (h2h.length ? `; ${U} scored ${fmt(scored)} of ${h2h.length} against ${L}` : `; ${U} and ${L} have not played each other`)
-        + (du?.provisional || dl?.provisional ? "; provisional: the tied players have not all met yet." : "."));
+      const args = { name: info.name, code, a: U, va: du ? du.text : "—", b: L, vb: dl ? dl.text : "—", better };
+      lines.push(t("why.de", "{name} ({code}) decides: {a} {va}, {b} {vb} among the tied players{better}", args)
+        + (h2h.length ? t("why.de.scored", "; {a} scored {points} of {games} against {b}", { a: U, points: fmt(scored), games: h2h.length, b: L })
+          : t("why.de.unplayed", "; {a} and {b} have not played each other", { a: U, b: L }))
+        + (du?.provisional || dl?.provisional ? t("why.de.provisional", "; provisional: the tied players have not all met yet.") : "."));
     } else {
-      lines.push(`${info.name} (${code}) decides: ${U} ${fmt(u)}, ${L} ${fmt(l)}${info.better ? ` (${info.better})` : ""}.`);
+      lines.push(t("why.decides", "{name} ({code}) decides: {a} {va}, {b} {vb}{better}.", { name: info.name, code, a: U, va: fmt(u), b: L, vb: fmt(l), better }));
       if (isKoya(code)) {
-        lines.push(`Counting for ${U}: ${koyaOpponents(payload, upper).join(", ") || "nobody"}. Counting for ${L}: ${koyaOpponents(payload, lower).join(", ") || "nobody"}.`);
+        const nobody = t("why.nobody", "nobody");
+        lines.push(t("why.counting", "Counting for {a}: {for_a}. Counting for {b}: {for_b}.", {
+          a: U, for_a: join(koyaOpponents(payload, upper)) || nobody, b: L, for_b: join(koyaOpponents(payload, lower)) || nobody }));
       }
     }
     return { upper, lower, criterion: code, decides, lines };

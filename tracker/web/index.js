@@ -1,11 +1,15 @@
 // Index: the tournaments this tracker serves, with links to their pages.
 
-import { el, fill } from "/static/live.js";
+import { el, fill, startLanguage } from "/static/live.js";
+import { t, tn } from "/static/i18n.js";
 
+const asked = new URLSearchParams(location.search).get("lang");
+const lang = await startLanguage(asked);
 const list = document.getElementById("tournaments");
 
+/** A tournament's page; with ?lang= when this page was asked for a language (the overlay takes &lang= too). */
 function page(prefix, id) {
-  return `/${prefix}/${encodeURIComponent(id)}`;
+  return `/${prefix}/${encodeURIComponent(id)}${asked ? `?lang=${encodeURIComponent(lang)}` : ""}`;
 }
 
 async function refresh() {
@@ -18,15 +22,17 @@ async function refresh() {
   }
   const tournaments = data.tournaments || [];
   document.getElementById("empty").hidden = tournaments.length > 0;
-  fill(list, tournaments.map((t) => {
-    const total = t.rounds ? `${t.games_played} games played · ${t.rounds} rounds` : `${t.games_played} games played`;
-    return el("li", { dataset: { id: t.id } },
-      el("span", { class: "tname" }, t.name || t.id),
+  fill(list, tournaments.map((one) => {
+    const played = tn("index.played", "{n} game played", "{n} games played", { n: one.games_played });
+    const rounds = tn("index.rounds", "{n} round", "{n} rounds", { n: one.rounds || 0 });
+    const total = one.rounds ? `${played} · ${rounds}` : played;
+    return el("li", { dataset: { id: one.id } },
+      el("span", { class: "tname" }, one.name || one.id),
       el("span", { class: "tmeta" }, total),
       el("span", { class: "links" },
-        el("a", { href: page("t", t.id) }, "Standings"),
-        el("a", { href: page("overlay", t.id) }, "Overlay"),
-        el("a", { href: page("arbiter", t.id) }, "Arbiter")));
+        el("a", { href: page("t", one.id) }, t("index.standings", "Standings")),
+        el("a", { href: page("overlay", one.id) }, t("index.overlay", "Overlay")),
+        el("a", { href: page("arbiter", one.id) }, t("index.arbiter", "Arbiter"))));
   }));
   document.documentElement.dataset.loaded = "true";
 }

@@ -15,6 +15,18 @@
 // update a v1 subscriber gets.  A delta that does not check out makes the feed
 // resubscribe without since: the fresh snapshot starts it over.
 
+import { join, language, loadLanguage, points, say, t, translatePage, wanted } from "/static/i18n.js";
+
+/**
+ * The page in its viewer's language: `asked` (?lang=), else the browser's languages, else English.
+ * Loads the catalogue, marks <html lang> and writes the page's marked elements; resolves to the code.
+ */
+export async function startLanguage(asked) {
+  const code = await loadLanguage(wanted(asked));
+  translatePage();
+  return code;
+}
+
 /** The tournament id of /overlay/{id}, /t/{id} or /arbiter/{id}. */
 export function tournamentFromPath() {
   const parts = location.pathname.split("/").filter(Boolean);
@@ -54,29 +66,24 @@ export function fill(node, ...children) {
   return node;
 }
 
-const FRACTIONS = { 0.25: "¼", 0.5: "½", 0.75: "¾" };
-
-/** 2.5 → "2½", 0.5 → "½", 23.75 → "23¾", 3 → "3"; other values with two decimals. */
+/** 2.5 → "2½" (or "2,5" where the language writes decimals), 23.75 → "23¾", 3 → "3"; others to two decimals. */
 export function fmt(value) {
   if (value === null || value === undefined || Number.isNaN(value)) return "";
-  const sign = value < 0 ? "−" : "";
-  const abs = Math.abs(value);
-  const whole = Math.floor(abs);
-  const rest = Math.round((abs - whole) * 100) / 100;
-  if (rest === 0) return sign + String(whole);
-  if (FRACTIONS[rest]) return sign + (whole ? String(whole) : "") + FRACTIONS[rest];
-  return sign + abs.toFixed(2).replace(/0+$/, "");
+  return points(Math.round(value * 100) / 100);
 }
 
 /** A game's result as people write it. */
-export const RESULT_WORDS = {
-  "1-0": "1–0",
-  "1/2-1/2": "½–½",
-  "0-1": "0–1",
-  "+-": "+/− (White wins by forfeit)",
-  "-+": "−/+ (Black wins by forfeit)",
-  "--": "−/− (double forfeit)",
-};
+export function resultWords(result) {
+  switch (result) {
+    case "1-0": return "1–0";
+    case "1/2-1/2": return "½–½";
+    case "0-1": return "0–1";
+    case "+-": return t("result.forfeit_white", "+/− (White wins by forfeit)");
+    case "-+": return t("result.forfeit_black", "−/+ (Black wins by forfeit)");
+    case "--": return t("result.forfeit_double", "−/− (double forfeit)");
+    default: return result;
+  }
+}
 
 /** TRF result code → the symbol shown in a crosstable cell. */
 export const CODE_SYMBOLS = {
@@ -85,11 +92,24 @@ export const CODE_SYMBOLS = {
   "F": "1", "H": "½", "Z": "0", "U": "1",
 };
 
-export const CODE_WORDS = {
-  "1": "won", "=": "drew", "0": "lost", "+": "won by forfeit", "-": "lost by forfeit",
-  "W": "won (short game)", "D": "drew (short game)", "L": "lost (short game)",
-  "F": "full-point bye", "H": "half-point bye", "Z": "zero-point bye", "U": "pairing-allocated bye",
-};
+/** A TRF result code in words, from the player's side ("won", "half-point bye"). */
+export function codeWords(code) {
+  switch (code) {
+    case "1": return t("code.won", "won");
+    case "=": return t("code.drew", "drew");
+    case "0": return t("code.lost", "lost");
+    case "+": return t("code.won_forfeit", "won by forfeit");
+    case "-": return t("code.lost_forfeit", "lost by forfeit");
+    case "W": return t("code.won_short", "won (short game)");
+    case "D": return t("code.drew_short", "drew (short game)");
+    case "L": return t("code.lost_short", "lost (short game)");
+    case "F": return t("code.bye_full", "full-point bye");
+    case "H": return t("code.bye_half", "half-point bye");
+    case "Z": return t("code.bye_zero", "zero-point bye");
+    case "U": return t("code.bye_pab", "pairing-allocated bye");
+    default: return code;
+  }
+}
 
 const BYE_CODES = new Set(["F", "H", "Z", "U"]);
 export const isBye = (entry) => entry[1] === 0 || BYE_CODES.has(entry[3]);
@@ -138,22 +158,70 @@ export function koyaBreakdown(payload, startNo, points) {
 
 /** Plain words for the basis of the Koya line. */
 export function basisWords(payload) {
-  const words = {
-    percentage: "an opponent counts when their score is at least 50% of the points of the games they have completed",
-    "max-games": "an opponent counts when their score is at least 50% of the points of the most games anyone has completed",
-    rounds: "an opponent counts when their score is at least 50% of the points of the completed rounds",
-    games: "an opponent counts when their final score is at least 50% of the maximum possible score",
-  };
   if (!payload.provisional && payload.basis === "rounds")
-    return "an opponent counts when their final score is at least 50% of the points of all rounds";
-  return words[payload.basis] || "an opponent counts when their score is at least 50% of the maximum";
+    return t("basis.rounds_final", "an opponent counts when their final score is at least 50% of the points of all rounds");
+  switch (payload.basis) {
+    case "percentage": return t("basis.percentage", "an opponent counts when their score is at least 50% of the points of the games they have completed");
+    case "max-games": return t("basis.max_games", "an opponent counts when their score is at least 50% of the points of the most games anyone has completed");
+    case "rounds": return t("basis.rounds", "an opponent counts when their score is at least 50% of the points of the completed rounds");
+    case "games": return t("basis.games", "an opponent counts when their final score is at least 50% of the maximum possible score");
+    default: return t("basis.other", "an opponent counts when their score is at least 50% of the maximum");
+  }
+}
+
+/** The basis of the Koya line in a word or two ("percentage basis"). */
+export function basisName(basis) {
+  switch (basis || "percentage") {
+    case "percentage": return t("basis.name.percentage", "percentage basis");
+    case "max-games": return t("basis.name.max_games", "max-games basis");
+    case "rounds": return t("basis.name.rounds", "rounds basis");
+    case "games": return t("basis.name.games", "games basis");
+    default: return basis;
+  }
 }
 
 export function provisionalWords(payload) {
   return payload.provisional
-    ? `Provisional: Koya as if the event ended now (${payload.basis || "percentage"} basis); final once the last game is in.`
-    : "Final: every game is in.";
+    ? t("provisional.koya", "Provisional: Koya as if the event ended now ({basis}); final once the last game is in.", { basis: basisName(payload.basis) })
+    : t("provisional.final", "Final: every game is in.");
 }
+
+/** A player's name as the server's sentences write it: the surname ("Caruana, Fabiano" → "Caruana"). */
+export function sentenceName(name) {
+  return String(name).split(",")[0].trim() || name;
+}
+
+/**
+ * An update's summary in the page's language, from its phrases (`summary_said`: the head, then its parts,
+ * as tracker.core.apply.summary_text joins them); `names(startNo)` writes a player.  Without phrases: `english`.
+ */
+export function summaryText(said, names, english = "") {
+  if (!Array.isArray(said) || !said.length) return english;
+  const head = say(said[0], names, null);
+  if (head === null) return english;
+  if (said.length === 1) return head;
+  let parts = say(said[said.length - 1], names);
+  for (let i = said.length - 2; i >= 1; i--) parts = t("summary.parts", "{first}, {next}", { first: say(said[i], names), next: parts });
+  return t("summary", "{head}: {parts}", { head, parts });
+}
+
+/** A phrase the server sent (`said`) in the page's language, else its English `text`. */
+export function said(phrase, names, text = "") {
+  return say(phrase, names, text);
+}
+
+/** A clock time in the page's language (the seconds too). */
+export function clockTime(at) {
+  return (at ? new Date(at * 1000) : new Date()).toLocaleTimeString(language(), { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export { join };
+
+/** The words above as tables (what the arbiter's scripts read: RESULT_WORDS[r], CODE_WORDS[c], STATUS_WORDS[s]). */
+const table = (keys, words) => new Proxy({}, { get: (_, key) => (keys.includes(key) ? words(key) : undefined) });
+export const RESULT_WORDS = table(["1-0", "1/2-1/2", "0-1", "+-", "-+", "--"], resultWords);
+export const CODE_WORDS = table(["1", "=", "0", "+", "-", "W", "D", "L", "F", "H", "Z", "U"], codeWords);
+export const STATUS_WORDS = table(["connecting", "live", "reconnecting"], (s) => statusWords(s));
 
 /** Results of one player against one opponent, in round order. */
 export function gamesAgainst(row, opponent) {
@@ -171,9 +239,9 @@ export function shortName(name) {
 /** Keys of a delta that are not standings fields (the event's fields and the delta's own). */
 const DELTA_ONLY = new Set([
   "type", "delta", "tournament", "seq", "standings", "event", "changed", "reached", "fell",
-  "qualification", "summary", "rows", "order", "digest",
+  "qualification", "summary", "summary_said", "rows", "order", "digest",
 ]);
-const EVENT_FIELDS = ["event", "changed", "reached", "fell", "qualification", "summary"];
+const EVENT_FIELDS = ["event", "changed", "reached", "fell", "qualification", "summary", "summary_said"];
 
 /** The standings after a delta: previous (at seq - 1) is not changed; unchanged rows are shared. */
 export function applyDelta(previous, delta) {
@@ -249,7 +317,14 @@ export function standingsDigest(p) {
 }
 
 /** Status text for people, from the feed's status. */
-export const STATUS_WORDS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…" };
+export function statusWords(status) {
+  switch (status) {
+    case "connecting": return t("status.connecting", "connecting…");
+    case "live": return t("status.live", "live");
+    case "reconnecting": return t("status.reconnecting", "reconnecting…");
+    default: return status;
+  }
+}
 
 /**
  * The websocket feed of one tournament.

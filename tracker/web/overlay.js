@@ -9,20 +9,26 @@
 // table as the games in progress stand, arrows against the official ranks:
 // an estimate), boards=1 (an eval bar per game in progress), delay=N (a
 // spoiler delay: everything N seconds late; the title and "delayed by N s"
-// show at once, before the delayed standings arrive).
+// show at once, before the delayed standings arrive), lang=ru (the language: en, ru, es, de, fr; else the
+// browser's, else English).
 // The parameters are the table OVERLAY_PARAMS (params.js) that this script
 // and stakes.js both read; one that is not understood is reported once in
 // the console and ignored (its default applies).
 // Rank changes slide (FLIP: measure, reorder, invert, play); values that
 // changed flash; provisional Koya values carry an asterisk.
 
-import { LiveFeed, el, fill, fmt, provisionalWords, shortName, STATUS_WORDS, tournamentFromPath } from "/static/live.js";
+import { LiveFeed, el, fill, fmt, provisionalWords, shortName, startLanguage, statusWords, tournamentFromPath } from "/static/live.js";
+import { number, t } from "/static/i18n.js";
 import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
 import { arrow, mountOverlayLive } from "/static/boards.js";
 import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
-import { placeWords } from "/static/explain.js";
+import { placeWords, ptsLabel, rankingOrder } from "/static/explain.js";
 
 const params = readParams(location.search, OVERLAY_PARAMS, "overlay");
+const lang = await startLanguage(params.lang);
+if (params.lang && params.lang.toLowerCase().split(/[-_]/)[0] !== lang) {
+  ignored("overlay", "lang", params.lang, `no catalogue for this language; using ${lang}`);
+}
 const { top, theme, scale } = params;
 const short = params.names === "short";
 const statusMode = params.status;
@@ -42,13 +48,14 @@ const rowEls = new Map();  // start_no → row element
 let current = null;
 const delayed = params.delay > 0 ? Math.round(params.delay * 10) / 10 : 0;
 let knownName = "";
+const seconds = () => (Number.isInteger(delayed) ? String(delayed) : number(delayed, 1));
 
 /**
  * A delayed overlay shows something at once: the tournament's name (from the list of tournaments, which
  * holds no result) and "delayed by N s", until the standings of N seconds ago arrive.
  */
 async function delayedTitle() {
-  fill($("progress"), el("span", { class: "delayed" }, `delayed by ${delayed} s`));
+  fill($("progress"), el("span", { class: "delayed" }, delayedWords()));
   try {
     const response = await fetch("/api/tournaments");
     const found = response.ok ? (await response.json()).tournaments.find((t) => t.id === tournament) : null;
@@ -59,6 +66,10 @@ async function delayedTitle() {
   if (!current || !current.name) fill($("title"), knownName || tournament);  // the delayed state may be empty yet
 }
 if (delayed) delayedTitle();
+
+function delayedWords() {
+  return t("overlay.delayed", "delayed by {seconds} s", { seconds: seconds() });
+}
 
 /** The columns asked for, resolved against the tournament's codes. */
 function columns(payload) {
@@ -76,9 +87,9 @@ function resolve(names, codes) {
   return names.map((name) => {
     const lower = name.toLowerCase();
     if (lower === "points" || lower === "pts")
-      return { key: "points", label: "Pts", value: (r) => r.points, provisional: false };
+      return { key: "points", label: ptsLabel(), value: (r) => r.points, provisional: false };
     if (lower === "games" || lower === "g")
-      return { key: "games", label: "G", value: (r) => r.games, provisional: false };
+      return { key: "games", label: t("column.games", "G"), value: (r) => r.games, provisional: false };
     const code = codes.find((c) => c.toLowerCase() === lower) || name;
     return {
       key: code,
@@ -97,26 +108,28 @@ function render(payload) {
   document.documentElement.style.setProperty("--cols", String(cols.length));
   document.documentElement.dataset.provisional = String(!!payload.provisional);
 
-  fill($("title"), payload.name || knownName || "Waiting for the tournament to open…");
+  fill($("title"), payload.name || knownName || t("page.waiting", "Waiting for the tournament to open…"));
   const n = payload.standings.length;
   const round = Math.max(0, ...payload.standings.flatMap((r) => r.results.map((x) => x[0])));
   const total = payload.rounds * Math.floor(n / 2);
-  fill($("progress"), n ? `${round ? `Rd ${round} · ` : ""}${payload.games_played}/${total || "?"}${payload.provisional ? "" : " · final"}${payload.rules ? ` · C.07 ${payload.rules}` : ""}` : "",
-    delayed ? el("span", { class: "delayed", title: `spoiler delay: everything here is ${delayed} s late` }, `${n ? " · " : ""}delayed by ${delayed} s`) : null);
+  fill($("progress"), n ? `${round ? `${t("overlay.round", "Rd {round}", { round })} · ` : ""}${payload.games_played}/${total || "?"}`
+    + `${payload.provisional ? "" : ` · ${t("overlay.final", "final")}`}${payload.rules ? ` · C.07 ${payload.rules}` : ""}` : "",
+    delayed ? el("span", { class: "delayed", title: t("overlay.delayed.title", "spoiler delay: everything here is {seconds} s late", { seconds: seconds() }) },
+      `${n ? " · " : ""}${delayedWords()}`) : null);
 
   fill(
     $("columns"),
     el("span", { class: "cell rank", role: "columnheader" }, "#"),
-    el("span", { class: "cell name", role: "columnheader" }, "Player"),
+    el("span", { class: "cell name", role: "columnheader" }, t("column.player", "Player")),
     cols.map((c) =>
       el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "columnheader", title: c.provisional && provisional ? note : null },
         c.label, c.provisional && provisional ? el("span", { class: "prov" }, "*") : null),
     ),
   );
   fill($("foot"),
-    legend && payload.codes?.length ? el("span", { class: "order" }, `Ranked by ${["Pts", ...payload.codes].join(" › ")}`) : null,
+    legend && payload.codes?.length ? el("span", { class: "order" }, t("overlay.ranked_by", "Ranked by {order}", { order: rankingOrder(payload) })) : null,
     legend && provisional && payload.codes?.length ? " · " : null,
-    provisional ? el("span", { title: note }, "* provisional Koya — as if the event ended now") : null);
+    provisional ? el("span", { title: note }, t("overlay.provisional", "* provisional Koya — as if the event ended now")) : null);
 
   // FLIP: First positions
   const first = new Map();
@@ -144,9 +157,9 @@ function render(payload) {
       node,
       el("span", { class: "cell rank", role: "cell" }, String(row.rank)),
       el("span", { class: "cell name", role: "cell", title: row.name }, el("span", { class: "n" }, name),
-        row.withdrawn ? el("span", { class: "wd", title: "withdrawn" }, " wd") : null,
+        row.withdrawn ? el("span", { class: "wd", title: t("player.withdrawn", "withdrawn") }, " ", t("overlay.wd", "wd")) : null,
         payload.officialRanks ? el("span", { class: `arrow ${arrow(row, payload.officialRanks).startsWith("▲") ? "up" : "down"}`,
-          title: "against the official rank, as the games stand" }, arrow(row, payload.officialRanks)) : null),
+          title: t("overlay.arrow.title", "against the official rank, as the games stand") }, arrow(row, payload.officialRanks)) : null),
       cols.map((c) => {
         const value = c.value(row);
         return el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "cell" },
@@ -193,11 +206,11 @@ rowsBox.addEventListener("animationend", (e) => {
 function status(s) {
   const node = $("status");
   node.className = `status ${s} status-${statusMode}`;
-  node.title = `connection: ${STATUS_WORDS[s]}`;
-  fill(node, s === "live" || statusMode !== "badge" ? "" : STATUS_WORDS[s]);
+  node.title = t("overlay.connection", "connection: {status}", { status: statusWords(s) });
+  fill(node, s === "live" || statusMode !== "badge" ? "" : statusWords(s));
 }
 
-const onStakes = mountOverlayStakes(params);  // mode=stakes&board=N, mode=chances, cues=1 (stakes.js)
+const onStakes = mountOverlayStakes(params, (no) => official?.standings.find((r) => r.start_no === no)?.name);  // mode=stakes&board=N, mode=chances, cues=1 (stakes.js)
 // mode=live: the table as the games stand; boards=1: an eval bar per game in progress (boards.js)
 let official = null;
 const live = params.mode === "live" || params.boards === "1" ? mountOverlayLive(params, () => official && render(live.view(official))) : null;

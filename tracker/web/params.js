@@ -2,7 +2,7 @@
 //
 // Each entry says how a parameter is read: `choice` (one of `choices`, the
 // first is the default), `int` / `float` (clamped to [lo, hi]; not a number:
-// the default) or `text`.  A parameter the table does not have, or a value it
+// the default), `lang` (a language code) or `text`.  A parameter the table does not have, or a value it
 // cannot read, is reported once in the browser console and ignored (its
 // default applies): an OBS source set up with a typo still shows something.
 
@@ -20,11 +20,13 @@ export const OVERLAY_PARAMS = {
   board: { kind: "int", default: 1, lo: 1, hi: 500 },             // mode=stakes: the N-th game of the next round
   cues: { kind: "choice", choices: ["0", "1"] },                 // 1: lower thirds for cues
   delay: { kind: "float", default: 0, lo: 0, hi: 600 },          // a spoiler delay, seconds
+  lang: { kind: "lang", default: "" },                             // the language (en, ru, es, de, fr); else the browser's
 };
 
 /** The spectator page (/t/{id}). */
 export const SPECTATOR_PARAMS = {
   delay: { kind: "float", default: 0, lo: 0, hi: 600 },
+  lang: { kind: "lang", default: "" },
 };
 
 const reported = new Set();
@@ -54,6 +56,12 @@ function read(page, name, spec, value) {
     const clamped = Math.max(spec.lo, Math.min(spec.hi, n));
     if (clamped !== n) ignored(page, name, value, `out of range ${spec.lo}–${spec.hi}; using ${clamped}`);
     return clamped;
+  }
+  if (spec.kind === "lang") {  // a language code; one the server has no catalogue for is reported by the page
+    if (value === null || value === "") return spec.default;
+    if (/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/.test(value.trim())) return value.trim();
+    ignored(page, name, value, "not a language code; using the browser's language");
+    return spec.default;
   }
   return value === null ? spec.default : value;
 }

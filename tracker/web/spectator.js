@@ -2,16 +2,21 @@
 // crosstable, a player's Koya breakdown and a feed of what changed.
 
 import {
-  CODE_SYMBOLS, CODE_WORDS, LiveFeed, STATUS_WORDS, basisWords, el, fill, fmt, gamesAgainst,
-  koyaBreakdown, provisionalWords, scoringOf, shortName, tournamentFromPath,
+  CODE_SYMBOLS, LiveFeed, basisName, basisWords, clockTime, codeWords, el, fill, fmt, gamesAgainst, join,
+  koyaBreakdown, provisionalWords, scoringOf, sentenceName, shortName, startLanguage, statusWords, summaryText,
+  tournamentFromPath,
 } from "/static/live.js";
+import { t, tn } from "/static/i18n.js";
 import { readParams, SPECTATOR_PARAMS } from "/static/params.js";
 import { mountSpectatorBoards } from "/static/boards.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
-import { columnInfo, directEncounter, pointsSettled, rankLocked, rankingOrder, whyAbove } from "/static/explain.js";
+import {
+  columnInfo, directEncounter, gamesCount, pointsCount, pointsSettled, ptsLabel, rankLocked, rankingOrder, whyAbove,
+} from "/static/explain.js";
 
 const tournament = tournamentFromPath();
 const spectatorParams = readParams(location.search, SPECTATOR_PARAMS, "spectator");
+const lang = await startLanguage(spectatorParams.lang);
 const $ = (id) => document.getElementById(id);
 const dialog = $("koya");
 let payload = null;
@@ -24,8 +29,8 @@ const isKoya = (code) => code.toUpperCase().startsWith("KS");
 function render(message, changed) {
   payload = message;
   points = scoringOf(payload);
-  document.title = payload.name ? `${payload.name} — standings` : "Standings";
-  fill($("title"), payload.name || "Waiting for the tournament to open…");
+  document.title = payload.name ? t("spectator.page_title", "{name} — standings", { name: payload.name }) : t("spectator.standings", "Standings");
+  fill($("title"), payload.name || t("page.waiting", "Waiting for the tournament to open…"));
   renderMeta();
   renderStandings(changed);
   renderCrosstable(changed);
@@ -40,19 +45,20 @@ function currentRound() {
 function renderMeta() {
   const n = payload.standings.length;
   if (!n) {
-    fill($("meta"), "Standings appear here as soon as the tournament is opened.");
+    fill($("meta"), t("spectator.meta.empty", "Standings appear here as soon as the tournament is opened."));
     return;
   }
   const round = currentRound();
   const total = payload.rounds * Math.floor(n / 2);
   fill(
     $("meta"),
-    el("span", null, `${n} players · ${payload.rounds} rounds`),
-    round ? el("span", null, ` · round ${round}`) : null,
-    el("span", null, ` · ${payload.games_played} of ${total} games played · `),
+    el("span", null, tn("spectator.meta.players", "{n} player", "{n} players", { n }), " · ",
+      tn("spectator.meta.rounds", "{n} round", "{n} rounds", { n: payload.rounds })),
+    round ? el("span", null, " · ", t("spectator.meta.round", "round {round}", { round })) : null,
+    el("span", null, " · ", tn("spectator.meta.games", "{n} of {total} games played", "{n} of {total} games played", { n: payload.games_played, total }), " · "),
     el("span", { class: payload.provisional ? "badge prov-badge" : "badge final-badge", title: provisionalWords(payload) },
-      payload.provisional ? `provisional (${payload.basis} basis)` : "final"),
-    payload.rules ? el("span", { class: "badge rules-badge", title: `tie-breaks per FIDE C.07, ${payload.rules} edition` },
+      payload.provisional ? t("spectator.meta.provisional", "provisional ({basis})", { basis: basisName(payload.basis) }) : t("spectator.meta.final", "final")),
+    payload.rules ? el("span", { class: "badge rules-badge", title: t("page.rules_edition", "tie-breaks per FIDE C.07, {edition} edition", { edition: payload.rules }) },
       ` C.07 ${payload.rules}`) : null,
   );
 }
@@ -71,7 +77,7 @@ function tiebreakCell(row, code) {
   const prov = payload.provisional && isKoya(code) ? el("span", { class: "prov", title: provisionalWords(payload) }, "*") : null;
   if (code.toUpperCase() === "DE") {
     const de = directEncounter(payload, row, code);
-    return el("td", { class: `num de${de?.won ? " won" : ""}${de?.provisional ? " provisional" : ""}`, dataset: { code, provisional: String(!!de?.provisional) }, title: de ? de.title : "No tie to break by direct encounter (or it stays tied)" },
+    return el("td", { class: `num de${de?.won ? " won" : ""}${de?.provisional ? " provisional" : ""}`, dataset: { code, provisional: String(!!de?.provisional) }, title: de ? de.title : t("de.none", "No tie to break by direct encounter (or it stays tied)") },
       el("span", { class: "v", dataset: { value } }, de ? de.text : "—"));
   }
   return el("td", { class: "num", dataset: { code } }, el("span", { class: "v", dataset: { value } }, fmt(value)), prov);
@@ -82,12 +88,12 @@ function renderStandings(changed) {
   const table = $("standings");
   const head = el("thead", null,
     el("tr", null,
-      el("th", { class: "num", scope: "col", title: "Rank" }, "Rk"),
-      el("th", { class: "num no", scope: "col", title: "Starting number" }, "No"),
-      el("th", { scope: "col" }, "Player"),
-      el("th", { class: "num", scope: "col", title: "Points" }, "Pts"),
+      el("th", { class: "num", scope: "col", title: t("column.rank.title", "Rank") }, t("column.rank", "Rk")),
+      el("th", { class: "num no", scope: "col", title: t("column.no.title", "Starting number") }, t("column.no", "No")),
+      el("th", { scope: "col" }, t("column.player", "Player")),
+      el("th", { class: "num", scope: "col", title: t("column.pts.title", "Points") }, ptsLabel()),
       codes.map(header),
-      el("th", { class: "num", scope: "col", title: "Games played" }, "G"),
+      el("th", { class: "num", scope: "col", title: t("column.games.title", "Games played") }, t("column.games", "G")),
     ));
   const body = el("tbody", null, payload.standings.map((row) =>
     el("tr", {
@@ -96,19 +102,19 @@ function renderStandings(changed) {
     },
       rankCell(row),
       el("td", { class: "num no" }, String(row.start_no)),
-      el("td", { class: "player" }, playerButton(row), row.withdrawn ? el("span", { class: "tag" }, "withdrawn") : null),
+      el("td", { class: "player" }, playerButton(row), row.withdrawn ? el("span", { class: "tag" }, t("player.withdrawn", "withdrawn")) : null),
       pointsCell(row),
       codes.map((code) => tiebreakCell(row, code)),
       el("td", { class: "num" }, String(row.games)),
     )));
   fill(table, head, body);
   fill($("legend"),
-    payload.provisional ? el("span", null, "* provisional: Koya as if the event ended now; final once the last game is in. ") : null,
-    payload.provisional && codes.some((c) => c.toUpperCase() === "DE") ? el("span", null, "DE is the place among the players tied before it (1st best); * while two of them have still to meet. ") : null,
-    payload.provisional ? el("span", null, "Points in bold are settled (all the player's games are in); \"locked\": a rank no remaining result can change. ") : null,
-    el("span", null, "Green bar: on or above the 50% line (counts in opponents' Koya). Click a player for the Koya breakdown."));
+    payload.provisional ? el("span", null, t("legend.provisional", "* provisional: Koya as if the event ended now; final once the last game is in."), " ") : null,
+    payload.provisional && codes.some((c) => c.toUpperCase() === "DE") ? el("span", null, t("legend.de", "DE is the place among the players tied before it (1st best); * while two of them have still to meet."), " ") : null,
+    payload.provisional ? el("span", null, t("legend.settled", "Points in bold are settled (all the player's games are in); \"locked\": a rank no remaining result can change."), " ") : null,
+    el("span", null, t("legend.line", "Green bar: on or above the 50% line (counts in opponents' Koya). Click a player for the Koya breakdown.")));
   fill($("columns-legend"),
-    el("dt", null, "Ranking"), el("dd", { dataset: { order: "" } }, rankingOrder(payload), ": the first that differs decides."),
+    el("dt", null, t("legend.ranking", "Ranking")), el("dd", { dataset: { order: "" } }, t("legend.order", "{order}: the first that differs decides.", { order: rankingOrder(payload) })),
     codes.map((code) => {
       const info = columnInfo(payload, code);
       return [el("dt", { dataset: { code } }, code), el("dd", { dataset: { code } }, `${info.name}: ${info.what}; ${info.better}.`)];
@@ -120,9 +126,10 @@ function rankCell(row) {
   return el("td", {
     class: `num rank${locked ? " locked" : ""}`,
     dataset: { locked: String(!payload.provisional || locked) },
-    title: [row.qualified ? "On or above the 50% line: counts in opponents' Koya." : "",
-      !payload.provisional ? "Final." : locked ? "Locked: no remaining result can change this rank." : "Provisional: this rank can still change."].join(" ").trim(),
-  }, String(row.rank), locked ? el("span", { class: "lock" }, "locked") : null);
+    title: [row.qualified ? t("rank.qualified", "On or above the 50% line: counts in opponents' Koya.") : "",
+      !payload.provisional ? t("rank.final", "Final.") : locked ? t("rank.locked.title", "Locked: no remaining result can change this rank.")
+        : t("rank.open", "Provisional: this rank can still change.")].join(" ").trim(),
+  }, String(row.rank), locked ? el("span", { class: "lock" }, t("rank.locked", "locked")) : null);
 }
 
 function pointsCell(row) {
@@ -130,7 +137,7 @@ function pointsCell(row) {
   return el("td", {
     class: `num pts ${settled ? "settled" : "open"}`,
     dataset: { settled: String(settled) },
-    title: settled ? "Settled: all of this player's games are in" : "Provisional: games still to play",
+    title: settled ? t("points.settled", "Settled: all of this player's games are in") : t("points.open", "Provisional: games still to play"),
   }, fmt(row.points));
 }
 
@@ -158,7 +165,7 @@ function renderWhy() {
   const ra = rows.find((r) => String(r.start_no) === a.value), rb = rows.find((r) => String(r.start_no) === b.value);
   if (!ra || !rb) return;
   if (ra === rb) {
-    fill($("why-answer"), el("p", { class: "legend" }, "Pick two different players."));
+    fill($("why-answer"), el("p", { class: "legend" }, t("why.pick", "Pick two different players.")));
     return;
   }
   const why = whyAbove(payload, ra, rb);
@@ -167,16 +174,16 @@ function renderWhy() {
   answer.dataset.upper = why.upper.start_no;
   fill(answer,
     el("p", { class: "why-head" }, why.criterion
-      ? `${why.upper.name} (rank ${why.upper.rank}) is above ${why.lower.name} (rank ${why.lower.rank}).`
-      : `${why.upper.name} and ${why.lower.name} share rank ${why.upper.rank}.`),
+      ? t("why.head.above", "{a} (rank {ra}) is above {b} (rank {rb}).", { a: why.upper.name, ra: why.upper.rank, b: why.lower.name, rb: why.lower.rank })
+      : t("why.head.share", "{a} and {b} share rank {rank}.", { a: why.upper.name, b: why.lower.name, rank: why.upper.rank })),
     el("ol", null, why.lines.map((line, i) => el("li", { class: i === why.decides ? "decides" : null }, line))),
-    payload.provisional ? el("p", { class: "legend" }, "Provisional: the order can change with the remaining games.") : null);
+    payload.provisional ? el("p", { class: "legend" }, t("why.provisional", "Provisional: the order can change with the remaining games.")) : null);
 }
 
 for (const id of ["why-a", "why-b"]) $(id).addEventListener("change", () => payload && renderWhy());
 
 function playerButton(row, label) {
-  return el("button", { type: "button", class: "linkish", title: `Koya breakdown of ${row.name}`, onclick: () => open(row.start_no) },
+  return el("button", { type: "button", class: "linkish", title: t("koya.of_title", "Koya breakdown of {name}", { name: row.name }), onclick: () => open(row.start_no) },
     label ?? row.name);
 }
 
@@ -185,9 +192,9 @@ function renderCrosstable(changed) {
   const ks = (payload.codes || []).find((c) => c === "KS");
   const head = el("thead", null, el("tr", null,
     el("th", { class: "num", scope: "col" }, "#"),
-    el("th", { scope: "col" }, "Player"),
+    el("th", { scope: "col" }, t("column.player", "Player")),
     rows.map((r, i) => el("th", { class: "num opp", scope: "col", title: r.name }, String(i + 1))),
-    el("th", { class: "num", scope: "col" }, "Pts"),
+    el("th", { class: "num", scope: "col" }, ptsLabel()),
     ks ? el("th", { class: "num", scope: "col" }, "KS") : null,
   ));
   const body = el("tbody", null, rows.map((row, i) =>
@@ -204,7 +211,8 @@ function renderCrosstable(changed) {
           k ? " " : null,
           el("span", {
             class: `g ${colour}`,
-            title: `Round ${round}: ${row.name} (${colour === "w" ? "White" : "Black"}) ${CODE_WORDS[code] || code} against ${opp.name}`,
+            title: t("crosstable.game", "Round {round}: {player} ({colour}) {result} against {opponent}",
+              { round, player: row.name, colour: colourWords(colour), result: codeWords(code), opponent: opp.name }),
           }, CODE_SYMBOLS[code] ?? code),
         ]));
       }),
@@ -226,37 +234,41 @@ function renderBreakdown() {
   const b = koyaBreakdown(payload, selected, points);
   const ks = b.row.tiebreaks.KS;
   const mark = payload.provisional ? el("span", { class: "prov", title: provisionalWords(payload) }, "*") : null;
-  fill($("koya-h"), `Koya of ${b.row.name}`);
+  fill($("koya-h"), t("koya.of", "Koya of {name}", { name: b.row.name }));
   fill($("koya-body"),
     el("p", { class: "koya-sum" },
       el("span", { class: "big", dataset: { value: ks } }, `KS ${fmt(ks)}`), mark,
-      el("span", null, ` · rank ${b.row.rank} · ${fmt(b.row.points)} points from ${b.row.games} games`)),
+      el("span", null, " · ", t("koya.rank", "rank {rank} · {points} from {games}", { rank: b.row.rank, points: pointsCount(b.row.points), games: gamesCount(b.row.games) }))),
     el("p", { class: "explain" },
-      "Koya is the sum of the points scored against the opponents on or above the 50% line: ", basisWords(payload), ". ",
-      payload.provisional ? "Values are provisional until the last game is in." : ""),
+      t("koya.explain", "Koya is the sum of the points scored against the opponents on or above the 50% line: {basis}.", { basis: basisWords(payload) }), " ",
+      payload.provisional ? t("koya.provisional", "Values are provisional until the last game is in.") : ""),
     el("div", { class: "scroll" }, el("table", { class: "breakdown" },
       el("thead", null, el("tr", null,
-        el("th", { scope: "col" }, "Opponent"),
-        el("th", { class: "num", scope: "col", title: "Opponent's score, games and 50% line" }, "Score"),
-        el("th", { scope: "col" }, "Games"),
-        el("th", { class: "num", scope: "col", title: "Points scored against this opponent" }, "Scored"))),
+        el("th", { scope: "col" }, t("koya.opponent", "Opponent")),
+        el("th", { class: "num", scope: "col", title: t("koya.score.title", "Opponent's score, games and 50% line") }, t("koya.score", "Score")),
+        el("th", { scope: "col" }, t("koya.games", "Games")),
+        el("th", { class: "num", scope: "col", title: t("koya.scored.title", "Points scored against this opponent") }, t("koya.scored", "Scored")))),
       el("tbody", null, b.opponents.map((o) =>
         el("tr", { class: o.row.qualified ? "counts" : "not-counted", dataset: { start: o.row.start_no, qualified: o.row.qualified, scored: o.scored } },
           el("td", null, el("span", { class: "opp-name" }, o.row.name),
-            el("span", { class: "sub" }, o.row.qualified ? "on or above the line: counts" : "below the line")),
-          el("td", { class: "num", title: `${fmt(o.row.points)} points from ${o.row.games} games; line ${fmt(o.row.line)}` },
-            `${fmt(o.row.points)}/${o.row.games}`, el("span", { class: "sub" }, `line ${fmt(o.row.line)}`)),
+            el("span", { class: "sub" }, o.row.qualified ? t("koya.counts", "on or above the line: counts") : t("koya.below", "below the line"))),
+          el("td", { class: "num", title: t("koya.score.of", "{points} from {games}; line {line}", { points: pointsCount(o.row.points), games: gamesCount(o.row.games), line: fmt(o.row.line) }) },
+            `${fmt(o.row.points)}/${o.row.games}`, el("span", { class: "sub" }, t("koya.line", "line {line}", { line: fmt(o.row.line) }))),
           el("td", { class: "games" }, o.games.map((g, k) => [k ? " " : null,
-            el("span", { class: `g ${g.colour}`, title: `Round ${g.round}, ${g.colour === "w" ? "White" : "Black"}` }, `R${g.round} ${CODE_SYMBOLS[g.code] ?? g.code}`)])),
+            el("span", { class: `g ${g.colour}`, title: t("koya.game.title", "Round {round}, {colour}", { round: g.round, colour: colourWords(g.colour) }) },
+              t("koya.game", "R{round} {result}", { round: g.round, result: CODE_SYMBOLS[g.code] ?? g.code }))])),
           el("td", { class: "num scored" }, Number.isNaN(o.scored) ? "?" : fmt(o.scored)),
         ))),
       el("tfoot", null, el("tr", null,
-        el("th", { colspan: 3, scope: "row" }, "KS: the sum over the opponents who count"),
+        el("th", { colspan: 3, scope: "row" }, t("koya.total", "KS: the sum over the opponents who count")),
         el("td", { class: "num total", dataset: { value: b.total } }, fmt(b.total)))),
     )),
-    b.byes.length ? el("p", { class: "explain" }, "Byes never count for Koya: ",
-      b.byes.map(([round, , , code]) => `round ${round} (${CODE_WORDS[code] || code})`).join(", "), ".") : null,
+    b.byes.length ? el("p", { class: "explain" }, t("koya.byes", "Byes never count for Koya: {byes}.", { byes: join(b.byes.map(byeWords)) })) : null,
   );
+}
+
+function byeWords([round, , , code]) {
+  return t("koya.bye", "round {round} ({bye})", { round, bye: codeWords(code) });
 }
 
 $("koya-close").addEventListener("click", () => dialog.close());
@@ -265,8 +277,16 @@ dialog.addEventListener("close", () => { selected = null; });
 
 // -- what changed ----------------------------------------------------------------
 
-function clock(at) {
-  return (at ? new Date(at * 1000) : new Date()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const clock = clockTime;
+
+function colourWords(colour) {
+  return colour === "w" ? t("colour.white", "White") : t("colour.black", "Black");
+}
+
+/** How the server's sentences name a player: the surname, from the standings shown. */
+function names(startNo) {
+  const row = payload?.standings.find((r) => r.start_no === startNo);
+  return row ? sentenceName(row.name) : String(startNo);
 }
 
 function addFeed(text, seq, kind, at) {
@@ -292,7 +312,7 @@ async function backfill() {
     const response = await fetch(`/api/tournaments/${encodeURIComponent(tournament)}/recent${delay}`, { cache: "no-store" });
     if (!response.ok) return;
     const recent = await response.json();
-    for (const u of recent.updates || []) if (u.summary) addFeed(u.summary, u.seq, null, u.at);
+    for (const u of recent.updates || []) if (u.summary) addFeed(summaryText(u.summary_said, names, u.summary), u.seq, null, u.at);
     document.documentElement.dataset.backfilled = String(recent.seq);
   } catch {
     // no history: the feed fills from the live updates
@@ -300,16 +320,45 @@ async function backfill() {
 }
 
 function describe(m) {
-  if (m.summary) return m.summary;
+  if (m.summary) return summaryText(m.summary_said, names, m.summary);
   const e = m.event || {};
-  if (e.type === "tournament_opened") return `${e.name} opened with ${e.players?.length ?? "?"} players.`;
-  return `${e.type || "update"} (seq ${m.seq})`;
+  if (e.type === "tournament_opened") return tn("feed.opened", "{name} opened with {n} player.", "{name} opened with {n} players.", { name: e.name, n: e.players?.length ?? 0 });
+  return t("feed.other", "{type} (seq {seq})", { type: e.type || "update", seq: m.seq });
+}
+
+/**
+ * One short sentence for screen readers after an update (the polite status): who is first now, and
+ * how many places changed.
+ */
+function announce(m) {
+  const top = m.standings[0];
+  if (!top) return;
+  const moved = (m.changed || []).length;
+  const changed = tn("announce.changed", "{n} player's line changed", "{n} players' lines changed", { n: moved });
+  fill($("announce"), t("announce.update", "Standings updated: {leader} leads with {points}; {changed}.",
+    { leader: top.name, points: pointsCount(top.points), changed }));
 }
 
 function status(s) {
   const node = $("status");
   node.className = `status ${s}`;
-  fill(node, STATUS_WORDS[s]);
+  fill(node, statusWords(s));
+}
+
+$("feed").dataset.empty = t("feed.empty", "Nothing yet: each result appears here in plain words.");
+languagePicker();
+
+/** The language picker: the page again with ?lang= set (the other parameters kept). */
+function languagePicker() {
+  const select = $("lang");
+  select.value = [...select.options].some((o) => o.value === lang) ? lang : "en";
+  select.addEventListener("change", () => {
+    const query = new URLSearchParams(location.search);
+    query.set("lang", select.value);
+    location.search = query.toString();
+  });
+  const home = document.querySelector(".topbar .home");
+  if (spectatorParams.lang) home.href = `/?lang=${encodeURIComponent(lang)}`;
 }
 
 const onStakes = mountSpectatorStakes(document.querySelector("main"));
@@ -320,7 +369,9 @@ window.trackerFeed = new LiveFeed(tournament, {
     boards.official(m);
     snapshots += 1;
     if (m.standings.length) {
-      addFeed(`${snapshots > 1 ? "Caught up: standings" : "Standings"} after ${m.games_played} game${m.games_played === 1 ? "" : "s"}.`, m.seq, "note");
+      addFeed(snapshots > 1
+        ? tn("feed.caught_up", "Caught up: standings after {n} game.", "Caught up: standings after {n} games.", { n: m.games_played })
+        : tn("feed.snapshot", "Standings after {n} game.", "Standings after {n} games.", { n: m.games_played }), m.seq, "note");
       backfill();
     }
   },
@@ -328,6 +379,7 @@ window.trackerFeed = new LiveFeed(tournament, {
     render(m, new Set(m.changed || []));
     boards.official(m);
     addFeed(describe(m), m.seq);
+    announce(m);
   },
   onStatus: status,
   onMessage: (m) => {

@@ -7,16 +7,45 @@
 // seconds (a spoiler delay).  The pages hand these messages here through
 // LiveFeed's onMessage.  Everything from the server is inserted as text.
 
-import { RESULT_WORDS, el, fill, shortName } from "/static/live.js";
+import { el, fill, resultWords, sentenceName, shortName } from "/static/live.js";
+import { number, say, t } from "/static/i18n.js";
 
-const STATE_WORDS = {
-  clinched: "clinched", playoff: "at least a play-off", open: "open", eliminated: "out", unknown: "not decided yet",
-};
+function stateWords(state) {
+  switch (state) {
+    case "clinched": return t("stakes.state.clinched", "clinched");
+    case "playoff": return t("stakes.state.playoff", "at least a play-off");
+    case "open": return t("stakes.state.open", "open");
+    case "eliminated": return t("stakes.state.eliminated", "out");
+    case "unknown": return t("stakes.state.unknown", "not decided yet");
+    default: return state;
+  }
+}
 const MAX_DELAY = 600;
 const CUE_MS = 5000;      // how long a lower third stays when nothing newer is waiting
 const CUE_MIN_MS = 1500;  // how long it stays at least when a newer update's cue is waiting
 const CUE_ORDER = ["clinched", "leader", "lost", "overtake"];
-const CUE_LABELS = { clinched: "CLINCHED", lost: "OUT", leader: "LEADER", overtake: "TIE-BREAK" };
+function cueLabel(kind) {
+  switch (kind) {
+    case "clinched": return t("cue.clinched", "CLINCHED");
+    case "lost": return t("cue.lost", "OUT");
+    case "leader": return t("cue.leader", "LEADER");
+    case "overtake": return t("cue.overtake", "TIE-BREAK");
+    default: return kind;
+  }
+}
+
+/** A line's name in the page's language: "1st" and "top N" as the server names undeclared lines, else as declared. */
+export function lineName(line) {
+  if (line.name === "1st" && line.places === 1) return t("line.first", "1st");
+  if (line.name === `top ${line.places}`) return t("line.top", "top {n}", { n: line.places });
+  return line.name;
+}
+
+/** How the server's sentences write a player of a stakes message (the surname). */
+function writer(message) {
+  const who = names(message);
+  return (startNo) => sentenceName(who.get(startNo) || String(startNo));
+}
 
 /** The stylesheet of these parts, added once (CSP: styles from this origin only). */
 function styles() {
@@ -38,8 +67,8 @@ function names(message) {
 
 function pct(x) {
   if (x >= 0.9995) return "100%";
-  if (x > 0 && x < 0.0005) return "<0.1%";
-  return `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+  if (x > 0 && x < 0.0005) return `<${number(0.1, 1)}%`;
+  return `${number(x * 100, x < 0.1 ? 1 : 0)}%`;
 }
 
 /**
@@ -50,19 +79,20 @@ function pct(x) {
 function chanceCell(message, startNo, places, chance) {
   const line = message.players.find((p) => p.start_no === startNo)?.lines.find((l) => l.places === places);
   if (line?.state === "eliminated" && !(places === 1 && message.playoff)) {
-    return el("span", { class: "out", title: "eliminated: no result of the remaining games brings this line within reach (exact)" }, "out");
+    return el("span", { class: "out", title: t("stakes.out.title", "eliminated: no result of the remaining games brings this line within reach (exact)") },
+      t("stakes.state.eliminated", "out"));
   }
   return pct(chance);
 }
 
 function outcomeWords(result, white, black) {
-  if (result === "1-0") return `If ${white} wins`;
-  if (result === "0-1") return `If ${black} wins`;
-  return "If they draw";
+  if (result === "1-0") return t("stakes.if_wins", "If {player} wins", { player: white });
+  if (result === "0-1") return t("stakes.if_wins", "If {player} wins", { player: black });
+  return t("stakes.if_draw", "If they draw");
 }
 
 /** One pending game and what each outcome decides, as a list item. */
-function gameItem(game, who) {
+function gameItem(game, who, write) {
   const white = shortName(who.get(game.white) || String(game.white));
   const black = shortName(who.get(game.black) || String(game.black));
   const decided = game.outcomes.filter((o) => o.stakes.length);
@@ -70,13 +100,14 @@ function gameItem(game, who) {
     el("div", { class: "stake-pair" },
       game.round ? el("span", { class: "stake-round" }, `R${game.round}`) : null,
       el("strong", null, `${white} – ${black}`),
-      game.exact ? null : el("span", { class: "badge bound", title: "the search stopped early: these are proven, there may be more" }, "proven so far")),
+      game.exact ? null : el("span", { class: "badge bound", title: t("stakes.bound.title", "the search stopped early: these are proven, there may be more") },
+        t("stakes.bound", "proven so far"))),
     decided.length
       ? el("ul", { class: "stake-outcomes" }, decided.map((o) =>
         el("li", { dataset: { result: o.result } },
-          el("span", { class: "stake-if", title: RESULT_WORDS[o.result] || o.result }, `${outcomeWords(o.result, white, black)}: `),
-          o.stakes.map((s, k) => [k ? "; " : null, el("span", { class: `stake ${s.after}` }, s.text)]))))
-      : el("p", { class: "stake-none" }, "decides no line on its own"));
+          el("span", { class: "stake-if", title: resultWords(o.result) }, `${outcomeWords(o.result, white, black)}: `),
+          o.stakes.map((s, k) => [k ? "; " : null, el("span", { class: `stake ${s.after}` }, say(s.said, write, s.text))]))))
+      : el("p", { class: "stake-none" }, t("stakes.none", "decides no line on its own")));
 }
 
 /** The chances table: labelled as an estimate, kept apart from the exact answers. */
@@ -87,19 +118,27 @@ function chancesTable(message) {
   const rows = [...c.players].sort((a, b) => b.first - a.first || a.start_no - b.start_no);
   const showLines = c.players[0]?.lines.filter((l) => !(message.playoff && l.places === 1) && l.places !== 1) ?? [];
   return el("div", { class: "chances" },
-    el("h3", null, "Chances from ratings ", el("span", { class: "badge estimate" }, "estimate")),
-    el("p", { class: "explain" }, `An estimate, not a result: ${c.model} (seed ${c.seed}). The exact answers are above.`),
+    el("h3", null, t("stakes.chances", "Chances from ratings"), " ", el("span", { class: "badge estimate" }, t("page.estimate", "estimate"))),
+    el("p", { class: "explain" }, t("stakes.chances.explain", "An estimate, not a result: {model} (seed {seed}). The exact answers are above.",
+      { model: modelWords(c), seed: c.seed })),
     el("table", { class: "chances-table" },
       el("thead", null, el("tr", null,
-        el("th", { scope: "col" }, "Player"),
-        el("th", { class: "num", scope: "col" }, "1st"),
-        message.playoff ? el("th", { class: "num", scope: "col" }, "play-off") : null,
-        showLines.map((l) => el("th", { class: "num", scope: "col" }, l.name)))),
+        el("th", { scope: "col" }, t("column.player", "Player")),
+        el("th", { class: "num", scope: "col" }, t("line.first", "1st")),
+        message.playoff ? el("th", { class: "num", scope: "col" }, t("chances.playoff", "play-off")) : null,
+        showLines.map((l) => el("th", { class: "num", scope: "col" }, lineName(l))))),
       el("tbody", null, rows.map((p) => el("tr", { dataset: { start: p.start_no } },
         el("td", null, who.get(p.start_no) || String(p.start_no)),
         el("td", { class: "num" }, chanceCell(message, p.start_no, 1, p.first)),
         message.playoff ? el("td", { class: "num" }, pct(p.playoff ?? 0)) : null,
         p.lines.filter((l) => l.places !== 1).map((l) => el("td", { class: "num" }, chanceCell(message, p.start_no, l.places, l.chance))))))));
+}
+
+/** How the chances were simulated, in the page's language (the server's `model` says it in English). */
+function modelWords(c) {
+  if (typeof c.draw_rate !== "number" || typeof c.runs !== "number") return c.model;
+  return t("stakes.model", "Elo expectation, draw rate {rate} between equals, {runs} simulated runs",
+    { rate: String(Number(c.draw_rate.toPrecision(6))).replace(".", number(0.5, 1)[1]), runs: c.runs });
 }
 
 /**
@@ -109,28 +148,29 @@ function chancesTable(message) {
 export function mountSpectatorStakes(parent) {
   styles();
   const card = el("section", { class: "card stakes-card", id: "stakes", "aria-labelledby": "stakes-h", hidden: true },
-    el("h2", { id: "stakes-h" }, "What the remaining games decide"),
+    el("h2", { id: "stakes-h" }, t("stakes.heading", "What the remaining games decide")),
     el("div", { id: "stakes-body" }));
   parent.appendChild(card);
   return (m) => {
     if (m.type !== "stakes") return;
     const who = names(m);
+    const write = writer(m);
     card.hidden = !m.games.length;
     card.dataset.seq = String(m.seq);
     const race = m.players.filter((p) => p.lines.some((l) => l.state !== "eliminated"));
     fill(document.getElementById("stakes-body"),
       el("p", { class: "explain" },
-        m.exact ? el("span", { class: "badge exact" }, "exact") : el("span", { class: "badge bound" }, "partly bounds"),
-        m.exact ? " Over every outcome of every remaining game, under the tournament's tie-break order."
-          : " Every statement shown is proven; some games were not searched to the end (marked), so there may be more."),
+        m.exact ? el("span", { class: "badge exact" }, t("stakes.exact", "exact")) : el("span", { class: "badge bound" }, t("stakes.partly", "partly bounds")), " ",
+        m.exact ? t("stakes.exact.explain", "Over every outcome of every remaining game, under the tournament's tie-break order.")
+          : t("stakes.partly.explain", "Every statement shown is proven; some games were not searched to the end (marked), so there may be more.")),
       el("p", { class: "stake-lines" }, m.lines.map((line) => el("span", { class: "stake-line" },
-        el("strong", null, `${line.name}: `),
+        el("strong", null, `${lineName(line)}: `),
         race.map((p, k) => {
           const state = p.lines.find((l) => l.places === line.places)?.state;
           if (!state || state === "eliminated") return null;
-          return [k ? " " : null, el("span", { class: `stake ${state}`, title: STATE_WORDS[state] }, `${shortName(p.name)} (${STATE_WORDS[state]})`)];
+          return [k ? " " : null, el("span", { class: `stake ${state}`, title: stateWords(state) }, `${shortName(p.name)} (${stateWords(state)})`)];
         })))),
-      el("ol", { class: "stake-games" }, m.games.map((g) => gameItem(g, who))),
+      el("ol", { class: "stake-games" }, m.games.map((g) => gameItem(g, who, write))),
       chancesTable(m));
   };
 }
@@ -141,7 +181,7 @@ export function mountSpectatorStakes(parent) {
  * mode=chances (an estimate, labelled), cues=1 (lower thirds for cues).
  * Returns onMessage for LiveFeed, or null when none is asked for.
  */
-export function mountOverlayStakes(params) {
+export function mountOverlayStakes(params, nameOf = () => null) {
   const mode = params.mode;
   const cuesWanted = params.cues === "1" || mode === "cues";
   if (mode !== "stakes" && mode !== "chances" && !cuesWanted) return null;
@@ -154,6 +194,7 @@ export function mountOverlayStakes(params) {
   // overtake), updates in order; a lower third gives way after CUE_MIN_MS once a newer update's cue waits, so
   // cues keep up with results a few seconds apart instead of lagging one result behind
   const queue = [];
+  const known = new Map();  // start number → name, from the stakes messages (a cue names players by number)
   let busy = false;
   let timer = null;
   let shownAt = 0;
@@ -172,7 +213,7 @@ export function mountOverlayStakes(params) {
     const m = queue.shift();
     showing = m;
     shownAt = Date.now();
-    fill(third, el("span", { class: `cue-kind ${m.kind}` }, CUE_LABELS[m.kind] || m.kind), el("span", { class: "cue-text" }, m.text));
+    fill(third, el("span", { class: `cue-kind ${m.kind}` }, cueLabel(m.kind)), el("span", { class: "cue-text" }, say(m.said, m.write, m.text)));
     third.dataset.kind = m.kind;
     third.dataset.seq = String(m.seq);
     third.hidden = false;
@@ -183,7 +224,7 @@ export function mountOverlayStakes(params) {
   };
   return (m) => {
     if (m.type === "cue" && cuesWanted) {
-      queue.push(m);
+      queue.push({ ...m, write: (startNo) => sentenceName(nameOf(startNo) || known.get(startNo) || String(startNo)) });
       if (queue.length > 20) queue.splice(0, queue.length - 20);
       if (!busy) { busy = true; timer = setTimeout(showNext, 150); }  // cues of one update arrive together
       else if (showing) schedule();  // a newer update's cue shortens the one on screen
@@ -191,17 +232,20 @@ export function mountOverlayStakes(params) {
     }
     if (m.type !== "stakes") return;
     const who = names(m);
+    const write = writer(m);
+    for (const [no, name] of who) known.set(no, name);
     box.dataset.seq = String(m.seq);
     if (mode === "stakes") {
       const next = Math.min(...m.games.map((g) => g.round ?? Infinity));
       const game = m.games.filter((g) => (g.round ?? Infinity) === next)[board - 1];
       box.hidden = !game;
-      if (game) fill(box, el("div", { class: "stakes-title" }, "What this board decides",
-        m.exact ? null : el("span", { class: "badge bound" }, "proven so far")), el("ol", null, gameItem(game, who)));
+      if (game) fill(box, el("div", { class: "stakes-title" }, t("stakes.board", "What this board decides"),
+        m.exact ? null : [" ", el("span", { class: "badge bound" }, t("stakes.bound", "proven so far"))]), el("ol", null, gameItem(game, who, write)));
     } else if (mode === "chances" && m.chances) {
       box.hidden = false;
       const top = [...m.chances.players].sort((a, b) => b.first - a.first).slice(0, 5);
-      fill(box, el("div", { class: "stakes-title" }, "Chances of 1st ", el("span", { class: "badge estimate" }, "estimate from ratings")),
+      fill(box, el("div", { class: "stakes-title" }, t("stakes.chances_first", "Chances of 1st"), " ",
+        el("span", { class: "badge estimate" }, t("stakes.estimate_ratings", "estimate from ratings"))),
         el("ol", { class: "chance-list" }, top.map((p) => el("li", { dataset: { start: p.start_no } },
           el("span", null, shortName(who.get(p.start_no) || String(p.start_no))), el("span", { class: "num" }, chanceCell(m, p.start_no, 1, p.first))))));
     }
