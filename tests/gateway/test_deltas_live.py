@@ -21,7 +21,7 @@ from tests.conftest import RunningTracker, data_file
 from tests.protocol.feeds import feed
 from tracker.client import TrackerClient, replay_ws
 from tracker.formats.files import read_file
-from tracker.gateway.hub import empty_payload
+from tracker.gateway.channel import empty_payload
 from tracker.protocol import apply_delta, encode, snapshot_message, standings_digest, update_delta, v1_update
 
 SINQUEFIELD = data_file("sinquefield-cup-2021.trf")

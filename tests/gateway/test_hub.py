@@ -164,7 +164,7 @@ def test_listing_compacted_tournaments_decodes_none_of_their_snapshots(monkeypat
     def no_decompress(data: bytes) -> bytes:
         raise AssertionError("a listing decompressed a snapshot")
 
-    monkeypatch.setattr("tracker.gateway.hub.zlib.decompress", no_decompress)
+    monkeypatch.setattr("tracker.gateway.channel.zlib.decompress", no_decompress)
     assert hub.listing() == before  # /api/tournaments with ten thousand finished tournaments decodes nothing
 
 

@@ -21,7 +21,7 @@ from tests.conftest import TEST_DATA, data_file
 from tests.protocol.feeds import feed
 from tracker.core.events import Event, ResultCorrected, ResultVoided
 from tracker.formats.files import read_file
-from tracker.gateway.hub import empty_payload
+from tracker.gateway.channel import empty_payload
 from tracker.protocol import (
     Digester,
     apply_delta,

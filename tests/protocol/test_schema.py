@@ -249,7 +249,7 @@ def test_client_messages_validate_and_malformed_ones_do_not() -> None:
 
 def test_deltas_of_real_tournaments_match_the_closed_delta_schema_and_not_the_full_one() -> None:
     from tests.protocol.feeds import feed
-    from tracker.gateway.hub import empty_payload
+    from tracker.gateway.channel import empty_payload
     from tracker.protocol import standings_digest, update_delta
 
     for path in TRF_FILES:
