@@ -2,7 +2,7 @@
 
 ``tracker standings FILE --lang ru`` writes its headings, notes and footers in Russian and its points as Russian
 writes them (``2,5``), names as they are; English stays what it always was, byte for byte, and JSON (a contract)
-never changes.
+never changes. Each test starts without a locale (tests/cli/conftest.py).
 """
 
 from __future__ import annotations
@@ -19,14 +19,6 @@ from tracker.formats.files import read_file
 
 SINQUEFIELD = str(data_file("sinquefield-cup-2021.trf"))
 BYES = str(Path(__file__).parents[1] / "data" / "byes.trf")
-LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
-
-
-@pytest.fixture(autouse=True)
-def no_locale(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts without a locale (English); a test sets the one it means."""
-    for name in LOCALE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
