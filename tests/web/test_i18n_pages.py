@@ -217,7 +217,7 @@ def test_screenshots_of_the_spectator_page_in_russian_and_the_overlay_in_spanish
 # -- accessibility (last: it enters a result of round 9) ----------------------------------------------
 
 
-def test_the_pages_are_accessible_a_live_feed_polite_announcements_reduced_motion_and_readable_contrast(
+def test_the_pages_are_accessible_a_feed_that_logs_polite_announcements_reduced_motion_and_readable_contrast(
     pages: Pages, live: Live
 ) -> None:
     spectator = open_spectator(pages, live, "lang=en", height=900)

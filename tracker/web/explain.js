@@ -15,17 +15,18 @@ const isKoya = (code) => code.toUpperCase().startsWith("KS");
  */
 export function columnInfo(payload, code) {
   const found = (payload.columns || []).find((c) => c.code === code);
-  if (!found) return { name: code, what: t("column.unknown", "a tie-break"), better: "", lowerFirst: false };
   const kind = code.split("/")[0].toUpperCase();
   const limit = kind === "KS" ? /\/L([+-]\d+)$/i.exec(code) : null;
+  // a page opened before the tournament has no columns yet: the phrases of the kind still name it
+  const english = found || { name: code, what: t("column.unknown", "a tie-break"), better: "", lower_first: false };
   const what = limit
-    ? say({ key: "tiebreak.KS.what.limit", args: { limit: limit[1], n: Math.abs(Number(limit[1])) } }, String, found.what)
-    : say({ key: `tiebreak.${kind}.what` }, String, found.what);
+    ? say({ key: "tiebreak.KS.what.limit", args: { limit: limit[1], n: Math.abs(Number(limit[1])) } }, String, english.what)
+    : say({ key: `tiebreak.${kind}.what` }, String, english.what);
   return {
-    name: say({ key: `tiebreak.${kind}.name` }, String, found.name),
+    name: say({ key: `tiebreak.${kind}.name` }, String, english.name),
     what,
-    better: found.better ? say({ key: `tiebreak.${kind}.better` }, String, found.better) : "",
-    lowerFirst: found.lower_first,
+    better: say({ key: `tiebreak.${kind}.better` }, String, english.better),
+    lowerFirst: english.lower_first,
   };
 }
 
