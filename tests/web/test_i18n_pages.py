@@ -235,9 +235,16 @@ def test_the_pages_are_accessible_a_feed_that_logs_polite_announcements_reduced_
 
     worst = spectator.evaluate(CONTRAST_JS, "main, header, footer")
     assert worst["ratio"] >= 4.5, f"text below WCAG AA contrast on the spectator page: {worst}"
-    overlay = pages.open(f"{live.tracker.http_url}/overlay/{live.tid}?legend=order", width=1280, height=800)
+    spectator.click("#standings tbody tr:first-child .linkish")
+    spectator.wait_for_selector("#koya[open] .breakdown tbody tr")
+    worst = spectator.evaluate(CONTRAST_JS, "#koya")
+    assert worst["ratio"] >= 4.5, f"text below WCAG AA contrast in the Koya breakdown: {worst}"
+    spectator.click("#koya-close")
+    query = "legend=order&mode=stakes&board=1"
+    overlay = pages.open(f"{live.tracker.http_url}/overlay/{live.tid}?{query}", width=1280, height=800)
     wait_seq(overlay, live.seq)
-    worst = overlay.evaluate(CONTRAST_JS, "#board")
+    overlay.wait_for_selector(f'#stakes-box[data-seq="{live.seq}"]:not([hidden])', timeout=60_000)
+    worst = overlay.evaluate(CONTRAST_JS, "#board, #stakes-box")
     assert worst["ratio"] >= 4.5, f"text below WCAG AA contrast on the overlay: {worst}"
 
     for page in (spectator, overlay):
