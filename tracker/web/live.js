@@ -205,11 +205,6 @@ export function summaryText(said, names, english = "") {
   return t("summary", "{head}: {parts}", { head, parts });
 }
 
-/** A phrase the server sent (`said`) in the page's language, else its English `text`. */
-export function said(phrase, names, text = "") {
-  return say(phrase, names, text);
-}
-
 /** A clock time in the page's language (the seconds too). */
 export function clockTime(at) {
   return (at ? new Date(at * 1000) : new Date()).toLocaleTimeString(language(), { hour: "2-digit", minute: "2-digit", second: "2-digit" });
