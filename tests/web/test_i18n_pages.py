@@ -106,12 +106,20 @@ def test_overlay_spectator_and_index_pages_leave_no_english_word_in_each_languag
     spectator.click("#koya-close")
 
     base = f"{live.tracker.http_url}/overlay/{live.tid}?lang={code}"
-    for query in ("&legend=order&cols=points,KS,SB,DE,games", "&mode=stakes&board=1", "&mode=live&boards=1"):
+    queries = (
+        "&legend=order&cols=points,KS,SB,DE,games",
+        "&mode=stakes&board=1",
+        "&mode=chances",
+        "&mode=live&boards=1",
+    )
+    for query in queries:
         overlay = pages.open(base + query, width=1280, height=800)
         wait_seq(overlay, live.seq)
         overlay.wait_for_selector("#rows .row")
         if "stakes" in query:
             overlay.wait_for_selector(f'#stakes-box[data-seq="{live.seq}"]:not([hidden])', timeout=60_000)
+        if "chances" in query:
+            overlay.wait_for_selector("#stakes-box:not([hidden]) .chance-list li", timeout=60_000)
         if "boards" in query:
             overlay.wait_for_selector("#overlay-boards:not([hidden]) .board-line", timeout=60_000)
         assert overlay.evaluate("document.documentElement.lang") == code

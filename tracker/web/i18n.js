@@ -96,7 +96,9 @@ const ENGLISH_RULES = new Intl.PluralRules("en");
 function pick(forms, count, pluralRules = rules) {
   if (forms.length === 1 || typeof count !== "number") return forms[0];
   const map = pluralRules === ENGLISH_RULES ? ENGLISH.plural : catalogue.plural;
-  const index = map[pluralRules.select(count)] ?? map.other ?? forms.length - 1;
+  // a fraction where "other" is for fractions only (Russian: "2,5 очка", the genitive singular of "few")
+  const category = !Number.isInteger(count) && map.few !== undefined ? "few" : pluralRules.select(count);
+  const index = map[category] ?? map.other ?? forms.length - 1;
   return forms[Math.min(index, forms.length - 1)];
 }
 
