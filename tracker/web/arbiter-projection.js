@@ -5,8 +5,8 @@
 // the exact search runs, or bounds because the search was cut short.
 
 import { RESULT_WORDS, el, fill, shortName } from "/static/live.js";
-import { points, t, tn } from "/static/i18n.js";
-import { ordinal, rowOf, state, who } from "/static/arbiter-state.js";
+import { ordinal, points, t, tn } from "/static/i18n.js";
+import { rowOf, state, who } from "/static/arbiter-state.js";
 
 const $ = (id) => document.getElementById(id);
 const fmt = (value) => points(Math.round(value * 100) / 100);

@@ -5,7 +5,7 @@
 // withdrawal rounds are the server's.
 
 import { isBye } from "/static/live.js";
-import { language, say, t } from "/static/i18n.js";
+import { say, t } from "/static/i18n.js";
 
 export const state = {
   payload: null,             // the standings at the seq shown
@@ -51,20 +51,6 @@ export function reasonOf(m) {
   // a subscribe's "error" carries no phrase; a wrong token's sentence is the server's rejected.token
   const said = m?.reason_said ?? (m?.type === "error" && m.code === "unauthorized" ? { key: "rejected.token", args: {} } : null);
   return say(said, String, m?.reason ?? "");
-}
-
-const ORDINAL_RULES = new Map();
-
-/** A place as the page's language writes it: 1st, 2nd, 3rd, 4th (1-е; 1.; 1.º; 1er, 2e). */
-export function ordinal(n) {
-  const lang = language();
-  if (!ORDINAL_RULES.has(lang)) ORDINAL_RULES.set(lang, new Intl.PluralRules(lang, { type: "ordinal" }));
-  switch (ORDINAL_RULES.get(lang).select(n)) {
-    case "one": return t("ordinal.one", "{n}st", { n });
-    case "two": return t("ordinal.two", "{n}nd", { n });
-    case "few": return t("ordinal.few", "{n}rd", { n });
-    default: return t("ordinal.other", "{n}th", { n });
-  }
 }
 
 const GAME_CODES = {

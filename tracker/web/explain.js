@@ -4,7 +4,7 @@
 // standings payload the server sends; nothing is ranked here.
 
 import { fmt, gamesAgainst, isBye, join, scoringOf, shortName } from "/static/live.js";
-import { say, t, tn } from "/static/i18n.js";
+import { ordinal, say, t, tn } from "/static/i18n.js";
 
 const isKoya = (code) => code.toUpperCase().startsWith("KS");
 
@@ -50,12 +50,7 @@ function tiedBefore(payload, row, code) {
 /** A DE value as every interface writes it (the server's place among the tied): "1st", "2nd", "—" for 0. */
 export function placeWords(place) {
   if (!place || place <= 0) return "—";
-  const n = Math.round(place);
-  const suffix = n % 100 >= 10 && n % 100 <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[n % 10] || "th";
-  if (suffix === "st") return t("place.st", "{n}st", { n });
-  if (suffix === "nd") return t("place.nd", "{n}nd", { n });
-  if (suffix === "rd") return t("place.rd", "{n}rd", { n });
-  return t("place.th", "{n}th", { n });
+  return ordinal(Math.round(place));
 }
 
 /** "2½ points", "1 point" in the page's language. */

@@ -169,3 +169,17 @@ export function translatePage(root = document) {
     }
   }
 }
+
+const ORDINAL_RULES = new Map();
+
+/** A place as the page's language writes it: 1st, 2nd, 3rd, 4th (1-е; 1.; 1.º; 1er, 2e). */
+export function ordinal(n) {
+  const lang = language();
+  if (!ORDINAL_RULES.has(lang)) ORDINAL_RULES.set(lang, new Intl.PluralRules(lang, { type: "ordinal" }));
+  switch (ORDINAL_RULES.get(lang).select(n)) {
+    case "one": return t("ordinal.one", "{n}st", { n });
+    case "two": return t("ordinal.two", "{n}nd", { n });
+    case "few": return t("ordinal.few", "{n}rd", { n });
+    default: return t("ordinal.other", "{n}th", { n });
+  }
+}
