@@ -94,6 +94,13 @@ def test_spectator_page_shows_the_games_in_progress_and_the_standings_if_they_en
         for start_no, (was, now) in arrows.items():
             cell = page.locator(f'#live-table tr[data-start="{start_no}"] td.arrow').inner_text()
             assert cell == (f"▲{was - now}" if was > now else f"▼{now - was}")
+        # DE as it stands is a place, as in the official table ("1st", "—"), never the raw 0, 1, 2
+        de = page.evaluate(
+            """() => { const t = document.getElementById('live-table');
+              const i = [...t.querySelectorAll('thead th')].findIndex((th) => th.textContent.trim() === 'DE');
+              return i < 0 ? null : [...t.querySelectorAll('tbody tr')].map((r) => r.children[i].textContent); }"""
+        )
+        assert de is not None and all(c == "—" or c.endswith(("st", "nd", "rd", "th")) for c in de), de
         settle(page)
         page.locator("#live").screenshot(path=str(images(tmp_path) / "boards.png"))
         # the first game ends as its board said: its board goes, the official standings take the result

@@ -7,6 +7,7 @@
 
 import { applyDelta, el, fill, fmt, sentenceName, shortName } from "/static/live.js";
 import { say, t, tn } from "/static/i18n.js";
+import { placeWords } from "/static/explain.js";
 
 /** The stylesheet of these parts, added once (CSP: styles from this origin only). */
 function styles() {
@@ -126,7 +127,7 @@ export function mountSpectatorBoards(main) {
           el("td", { class: `arrow ${move.startsWith("▲") ? "up" : move ? "down" : ""}` }, move),
           el("td", null, row.name),
           el("td", { class: "num" }, fmt(row.points)),
-          codes.map((c) => el("td", { class: "num" }, fmt(row.tiebreaks[c] ?? 0))));
+          codes.map((c) => el("td", { class: "num" }, c.toUpperCase() === "DE" ? placeWords(row.tiebreaks[c]) : fmt(row.tiebreaks[c] ?? 0))));
       })));
     const write = (no) => sentenceName(names.get(no) || String(no));
     fill(section.querySelector("#live-stakes"), view.live.stakes.map((s) => el("li", null, say(s.said, write, s.text))));
