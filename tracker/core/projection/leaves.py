@@ -138,7 +138,10 @@ class Known:
             self._update(objective, leaf, index)
 
     def _update(self, objective: Objective, leaf: Leaf, index: int) -> None:
-        conditions = [UNCONDITIONAL, *(off + o for off, o in zip(self.offsets, leaf.scenario, strict=True))]
+        offsets, scenario = self.offsets, leaf.scenario
+        conditions: list[int] = [UNCONDITIONAL]
+        for g in range(len(offsets)):
+            conditions.append(offsets[g] + scenario[g])
         ceiling = self._ceiling[objective]
         best_of = self._best[objective]
         where_of = self._where[objective]

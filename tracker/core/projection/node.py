@@ -241,8 +241,13 @@ class Node:
             kept: list[int] = []
             if rule.final_places is not None:
                 assert rule.group_difference is not None  # the model admits projectable rules only
-                sure = [y for y in group if s_lo[y] == s_hi[y]]
-                maybe = [*unknown, *(y for y in group if s_lo[y] != s_hi[y])]
+                sure: list[int] = []
+                maybe: list[int] = unknown.copy()
+                for y in group:
+                    if s_lo[y] == s_hi[y]:
+                        sure.append(y)
+                    else:
+                        maybe.append(y)
                 listed = self._listed(rule, i, group, sure, maybe)
                 if listed is not None:
                     for j in group:
@@ -255,7 +260,9 @@ class Node:
                                 unknown.append(j)
                 else:
                     differences = rule.group_difference(self.view, i, group, sure, maybe)
-                    for j, (lo, hi, inert) in zip(group, differences, strict=True):
+                    for k in range(len(group)):
+                        j = group[k]
+                        lo, hi, inert = differences[k]
                         if lo > 0:
                             side[j] = 1
                         elif hi < 0:

@@ -110,19 +110,19 @@ def polish(
             for games in (*((g,) for g in singles), *pairs):
                 was = [solver.assign[g] for g in games]
                 for outcomes in product(*(range(len(solver.opts[g])) for g in games)):
-                    if any(o == w for o, w in zip(outcomes, was, strict=True)):
+                    if any(outcomes[x] == was[x] for x in range(len(games))):
                         continue
-                    for g, o in zip(games, outcomes, strict=True):
-                        solver.undo(g)
-                        solver.apply(g, o)
+                    for x in range(len(games)):
+                        solver.undo(games[x])
+                        solver.apply(games[x], outcomes[x])
                     spent += 1
                     now = measure()
                     if now < value:
                         found = now
                         break
-                    for g, o in zip(games, was, strict=True):
-                        solver.undo(g)
-                        solver.apply(g, o)
+                    for x in range(len(games)):
+                        solver.undo(games[x])
+                        solver.apply(games[x], was[x])
                 if found is not None or spent >= effort:
                     break
             if found is None:

@@ -67,23 +67,30 @@ def standing(f: Final, order: Sequence[tuple[TieBreak, Rule]], i: int) -> tuple[
     for tb, rule in order:
         if len(group) == 1:
             break
+        kept: list[int] = []
         if rule.final_places is not None:
             places = rule.final_places(f, group)
-            # a lower place is better: compare minus the places
-            values: Sequence[int] | Mapping[int, int] = {j: -place for j, place in places.items()}
+            mine = places[i]
+            for j in group:
+                place = places[j]
+                if place < mine:  # a lower place is better
+                    ahead.append(j)
+                elif place > mine:
+                    behind.append(j)
+                else:
+                    kept.append(j)
         else:
             assert rule.final is not None  # the model admits projectable rules only
             values = rule.final(f, tb)
-        mine = values[i]
-        kept = []
-        for j in group:
-            v = values[j]
-            if v > mine:
-                ahead.append(j)
-            elif v < mine:
-                behind.append(j)
-            else:
-                kept.append(j)
+            mine = values[i]
+            for j in group:
+                v = values[j]
+                if v > mine:
+                    ahead.append(j)
+                elif v < mine:
+                    behind.append(j)
+                else:
+                    kept.append(j)
         group = kept
     return ahead, behind
 

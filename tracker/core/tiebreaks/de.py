@@ -131,7 +131,7 @@ def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[i
 
 
 def group_difference(
-    s: Span, i: int, candidates: Sequence[int], certain: Sequence[int], possible: Sequence[int]
+    s: Span, i: int, candidates: list[int], certain: list[int], possible: list[int]
 ) -> list[tuple[int, int, bool]]:
     """Per ``j`` of ``candidates``: ``DE_j − DE_i`` at the group's first split, over the groups of ``i``, ``j``, the
     rest of ``certain`` and any of the rest of ``possible``, and whether every member's share of it is exactly 0.
@@ -140,35 +140,45 @@ def group_difference(
     doubled units); a possible member only where that can help either side.
     A strictly positive difference places ``j`` ahead in every such group
     (the first split orders by the scores; sub-groups only refine it).
-    One call for every candidate: the search asks at every node.
+    One call for every candidate: the search asks at every node (plain
+    loops, ``i``'s side of each member once).
     """
     w = s.frame.de_weight
     p_lo, p_hi = s.p_lo, s.p_hi
     wi, pi_lo, pi_hi = w[i], p_lo[i], p_hi[i]
-    found = []
+    # i's side of each member: the least and the most i can score against it, weighted
+    sure_lo: list[int] = [pi_lo[y] * wi[y] for y in certain]
+    sure_hi: list[int] = [pi_hi[y] * wi[y] for y in certain]
+    maybe_lo: list[int] = [pi_lo[y] * wi[y] for y in possible]
+    maybe_hi: list[int] = [pi_hi[y] * wi[y] for y in possible]
+    found: list[tuple[int, int, bool]] = []
     for j in candidates:
         wj, pj_lo, pj_hi = w[j], p_lo[j], p_hi[j]
         lo = pj_lo[i] * wj[i] - pi_hi[j] * wi[j]
         hi = pj_hi[i] * wj[i] - pi_lo[j] * wi[j]
-        inert = lo == hi == 0
-        for y in certain:
+        inert = lo == 0 and hi == 0
+        for k in range(len(certain)):
+            y = certain[k]
             if y == j:
                 continue
-            c_lo = pj_lo[y] * wj[y] - pi_hi[y] * wi[y]
-            c_hi = pj_hi[y] * wj[y] - pi_lo[y] * wi[y]
+            c_lo = pj_lo[y] * wj[y] - sure_hi[k]
+            c_hi = pj_hi[y] * wj[y] - sure_lo[k]
             lo += c_lo
             hi += c_hi
-            inert = inert and c_lo == c_hi == 0
-        for y in possible:
+            if inert and (c_lo != 0 or c_hi != 0):
+                inert = False
+        for k in range(len(possible)):
+            y = possible[k]
             if y == j:
                 continue
-            c_lo = pj_lo[y] * wj[y] - pi_hi[y] * wi[y]
-            c_hi = pj_hi[y] * wj[y] - pi_lo[y] * wi[y]
+            c_lo = pj_lo[y] * wj[y] - maybe_hi[k]
+            c_hi = pj_hi[y] * wj[y] - maybe_lo[k]
             if c_lo < 0:
                 lo += c_lo
             if c_hi > 0:
                 hi += c_hi
-            inert = inert and c_lo == c_hi == 0
+            if inert and (c_lo != 0 or c_hi != 0):
+                inert = False
         found.append((lo, hi, inert))
     return found
 
@@ -202,7 +212,63 @@ def final_places(f: Final, group: list[int]) -> dict[int, int]:
         if to_a == to_b:
             return {a: 0, b: 0}
         return {a: 1, b: 2} if to_a > to_b else {a: 2, b: 1}
-    return resolve(group, final_scores(points, weight))
+    # :func:`resolve` over :func:`final_scores`, in plain loops (the projection ranks groups by the hundred thousand)
+    places: dict[int, int] = {}
+    if _final_split(points, weight, group, 1, places):
+        return dict.fromkeys(group, 0)
+    return places
+
+
+def _final_split(
+    points: Sequence[Sequence[int]],
+    weight: Sequence[Sequence[int]],
+    group: list[int],
+    base: int,
+    places: dict[int, int],
+) -> bool:
+    """:func:`_split` with :func:`final_scores`' scores; ``True`` when ``group`` stays tied at once (no place given)."""
+    size = len(group)
+    values: list[int] = []
+    for x in group:
+        row, w = points[x], weight[x]
+        score = 0
+        for y in group:
+            score += row[y] * w[y]
+        values.append(score)
+    lo = hi = values[0]
+    for v in values:
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    if lo == hi:
+        for x in group:
+            places[x] = base
+        return True
+    # the members by score, higher first, equal scores in the group's order (an insertion sort: groups are small)
+    order: list[int] = list(range(size))
+    for k in range(1, size):
+        e = order[k]
+        v = values[e]
+        m = k
+        while m > 0 and values[order[m - 1]] < v:
+            order[m] = order[m - 1]
+            m -= 1
+        order[m] = e
+    offset = base
+    start = 0
+    while start < size:
+        v = values[order[start]]
+        end = start + 1
+        while end < size and values[order[end]] == v:
+            end += 1
+        if end - start == 1:
+            places[group[order[start]]] = offset
+        else:
+            _final_split(points, weight, [group[order[x]] for x in range(start, end)], offset, places)
+        offset += end - start
+        start = end
+    return False
 
 
 RULE = Rule(

@@ -61,9 +61,16 @@ def final(f: Final, tb: TieBreak) -> Sequence[int]:
     key = ("KS", tb.limit)
     found = f.memo.get(key)
     if found is None:
+        # plain loops: the projection ranks every scenario it evaluates (compiled, a loop beats a generator)
         threshold = f.frame.thresholds[tb.limit]
-        on = [qualifies(s, threshold) for s in f.score]
-        found = f.memo[key] = [sum(p for p, q in zip(row, on, strict=True) if q) for row in f.points]
+        on: list[int] = [k for k, s in enumerate(f.score) if qualifies(s, threshold)]
+        sums: list[int] = []
+        for row in f.points:
+            total = 0
+            for k in on:
+                total += row[k]
+            sums.append(total)
+        found = f.memo[key] = sums
     return found
 
 

@@ -143,7 +143,7 @@ Difference = Callable[[Span, TieBreak, int, int, "list[int] | None"], tuple[int,
 #: holding ``i``, ``j``, the rest of ``certain`` and any of the rest of ``possible`` (over the completions of
 #: ``span``), and whether each member's share of it is exactly 0 (then the kind separates ``i`` and ``j`` in no
 #: group: both go on to the next criterion together).
-GroupDifference = Callable[[Span, int, Sequence[int], Sequence[int], Sequence[int]], list[tuple[int, int, bool]]]
+GroupDifference = Callable[[Span, int, list[int], list[int], list[int]], list[tuple[int, int, bool]]]
 
 
 @dataclass(frozen=True, slots=True)

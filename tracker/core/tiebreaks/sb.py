@@ -24,8 +24,17 @@ def column(t: Tournament, tb: TieBreak) -> Column:
 
 
 def final(f: Final, tb: TieBreak) -> Sequence[int]:
-    adjusted = [s - tr for s, tr in zip(f.score, f.frame.trailing, strict=True)]
-    return [sum(p * a for p, a in zip(row, adjusted, strict=True)) for row in f.points]
+    # plain loops: the projection ranks every scenario it evaluates (compiled, a loop beats a generator)
+    score, trailing = f.score, f.frame.trailing
+    n = len(score)
+    adjusted: list[int] = [score[k] - trailing[k] for k in range(n)]
+    found: list[int] = []
+    for row in f.points:
+        total = 0
+        for k in range(n):
+            total += row[k] * adjusted[k]
+        found.append(total)
+    return found
 
 
 def difference(s: Span, tb: TieBreak, j: int, i: int, weight: list[int] | None) -> tuple[int, int]:
