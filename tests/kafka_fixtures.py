@@ -88,10 +88,23 @@ class Broker:
         return worker
 
     def gateway(self) -> Gateway:
-        """Start ``tracker gateway --port 0``; return once it listens."""
+        """Start one ``tracker gateway --port 0`` process (test_kafka_processes runs several); wait until it listens."""
         process = spawn(
             f"gateway-{len(self.started)}",
-            [sys.executable, "-m", "tracker.cli", "gateway", "--broker", self.url, "--port", "0", "--token", TOKEN],
+            [
+                sys.executable,
+                "-m",
+                "tracker.cli",
+                "gateway",
+                "--broker",
+                self.url,
+                "--port",
+                "0",
+                "--token",
+                TOKEN,
+                "--processes",
+                "1",
+            ],
         )
         self.started.append(process)
         port = int(process.expect(r"listening on http://127\.0\.0\.1:(\d+)/").group(1))
