@@ -23,6 +23,7 @@ make an answer wrong, only earlier.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import product
 from typing import Final
 
@@ -82,6 +83,7 @@ def polish(
     score = solver.s_lo[i]
     order, frame = solver.order, solver.m.frame
     s = solver.s_lo
+    ends = solver.ends
     wrong: list[int] = []
 
     def measure() -> tuple[int, int]:
@@ -104,10 +106,9 @@ def polish(
         spent += 1
         while value[0] > bound and spent < effort:
             touched = set(wrong)
-            singles = [g for g in free if touched & set(solver.ends[g])]
-            pairs = [(g, h) for g in singles for h in free if h != g and set(solver.ends[g]) & set(solver.ends[h])]
+            singles = [g for g in free if ends[g][0] in touched or ends[g][1] in touched]
             found = None
-            for games in (*((g,) for g in singles), *pairs):
+            for games in _moves(ends, free, singles):
                 was = [solver.assign[g] for g in games]
                 for outcomes in product(*(range(len(solver.opts[g])) for g in games)):
                     if any(outcomes[x] == was[x] for x in range(len(games))):
@@ -134,3 +135,17 @@ def polish(
         if inc.value <= bound:
             break
     return spent
+
+
+def _moves(ends: list[tuple[int, int]], free: list[int], singles: list[int]) -> Iterator[tuple[int, ...]]:
+    """The changes :func:`polish` tries, in order: each game of ``singles`` alone, then each with another free game
+    of one of its players (the pairs only once every single has been tried)."""
+    for g in singles:
+        yield (g,)
+    for g in singles:
+        a, b = ends[g]
+        for h in free:
+            if h != g:
+                c, d = ends[h]
+                if c in (a, b) or d in (a, b):
+                    yield (g, h)
