@@ -8,7 +8,7 @@ import random
 from tracker.core.line import qualifies
 from tracker.core.order import TieBreak
 from tracker.core.tiebreaks import de, ks, sb
-from tracker.core.tiebreaks.rule import Final, Frame
+from tracker.core.tiebreaks.rule import AHEAD, BEHIND, LEVEL, OPEN, Final, Frame, Span
 
 
 def _crosstable(rng: random.Random, n: int, double: bool) -> Final:
@@ -58,3 +58,45 @@ def test_sb_and_ks_finals_are_their_sums() -> None:
             assert list(ks.final(f, TieBreak(code, "KS", limit))) == [
                 sum(p for p, q in zip(row, on, strict=True) if q) for row in f.points
             ]
+
+
+def _intervals(s: Span, i: int, candidates: list[int], certain: list[int], possible: list[int]) -> list[int]:
+    """DE's group bound as first written: the whole interval of every candidate, then its verdict."""
+    w, p_lo, p_hi = s.frame.de_weight, s.p_lo, s.p_hi
+    found = []
+    for j in candidates:
+        lo = p_lo[j][i] * w[j][i] - p_hi[i][j] * w[i][j]
+        hi = p_hi[j][i] * w[j][i] - p_lo[i][j] * w[i][j]
+        inert = lo == hi == 0
+        for y in (*certain, *possible):
+            if y == j:
+                continue
+            c_lo = p_lo[j][y] * w[j][y] - p_hi[i][y] * w[i][y]
+            c_hi = p_hi[j][y] * w[j][y] - p_lo[i][y] * w[i][y]
+            if y in certain:
+                lo, hi = lo + c_lo, hi + c_hi
+            else:
+                lo, hi = lo + min(0, c_lo), hi + max(0, c_hi)
+            inert = inert and c_lo == c_hi == 0
+        found.append(AHEAD if lo > 0 else BEHIND if hi < 0 else LEVEL if inert else OPEN)
+    return found
+
+
+def test_de_group_verdicts_are_the_whole_intervals() -> None:
+    rng = random.Random(34)
+    for _ in range(3000):
+        n = rng.randint(3, 10)
+        f = _crosstable(rng, n, rng.random() < 0.3)
+        p_lo = [list(row) for row in f.points]
+        p_hi = [list(row) for row in f.points]
+        for a in range(n):
+            for b in range(a + 1, n):
+                if rng.random() < 0.3:  # a game still open between them: anything from nothing to all of it
+                    total = p_lo[a][b] + p_lo[b][a] or 2
+                    p_lo[a][b] = p_lo[b][a] = 0
+                    p_hi[a][b] = p_hi[b][a] = total
+        span = Span(f.frame, f.score, f.score, p_lo, p_hi, f.wins, f.wins)
+        i, *others = rng.sample(range(n), rng.randint(2, n))
+        certain = [y for y in others if rng.random() < 0.4]
+        possible = [y for y in others if y not in certain]
+        assert de.group_difference(span, i, others, certain, possible) == _intervals(span, i, others, certain, possible)

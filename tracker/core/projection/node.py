@@ -41,7 +41,7 @@ from typing import Literal
 from tracker.core.line import qualifies
 from tracker.core.projection.flow import Flow, Relaxed, fewest, koya_relaxed, relax
 from tracker.core.projection.model import Model
-from tracker.core.tiebreaks.rule import Rule, Span
+from tracker.core.tiebreaks.rule import LEVEL, OPEN, Rule, Span
 
 Objective = Literal["rank_best", "rank_worst", "ks_min", "ks_max", "lead_min", "lead_max", "lead_zero"]
 #: Option of a game: units to white, units to black, a win for white, a win for black.
@@ -259,19 +259,16 @@ class Node:
                             if verdict == 0:
                                 unknown.append(j)
                 else:
-                    differences = rule.group_difference(self.view, i, group, sure, maybe)
+                    verdicts = rule.group_difference(self.view, i, group, sure, maybe)
                     for k in range(len(group)):
                         j = group[k]
-                        lo, hi, inert = differences[k]
-                        if lo > 0:
-                            side[j] = 1
-                        elif hi < 0:
-                            side[j] = -1
-                        elif inert:
+                        verdict = verdicts[k]
+                        if verdict == LEVEL:
                             kept.append(j)
-                        else:
-                            side[j] = 0
-                            unknown.append(j)
+                        else:  # AHEAD 1, BEHIND -1, OPEN 0: the side itself
+                            side[j] = verdict
+                            if verdict == OPEN:
+                                unknown.append(j)
             else:
                 assert rule.difference is not None  # the model admits projectable rules only
                 for j in group:

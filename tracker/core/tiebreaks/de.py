@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.phrases import phrase
-from tracker.core.tiebreaks.rule import Final, Rule, Span
+from tracker.core.tiebreaks.rule import AHEAD, BEHIND, LEVEL, OPEN, Final, Rule, Span
 
 #: ``scores(group)``: each member's DE score inside ``group``, aligned with it.
 Scores = Callable[[list[int]], list[int]]
@@ -130,18 +130,19 @@ def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[i
     return scores
 
 
-def group_difference(
-    s: Span, i: int, candidates: list[int], certain: list[int], possible: list[int]
-) -> list[tuple[int, int, bool]]:
-    """Per ``j`` of ``candidates``: ``DE_j − DE_i`` at the group's first split, over the groups of ``i``, ``j``, the
-    rest of ``certain`` and any of the rest of ``possible``, and whether every member's share of it is exactly 0.
+def group_difference(s: Span, i: int, candidates: list[int], certain: list[int], possible: list[int]) -> list[int]:
+    """Per ``j`` of ``candidates``: where ``DE_j − DE_i`` lies at the group's first split, over the groups of ``i``,
+    ``j``, the rest of ``certain`` and any of the rest of ``possible``: ahead, behind, level in every share, or open
+    (the verdicts of :data:`~tracker.core.tiebreaks.rule.GroupDifference`).
 
     A member ``y`` adds ``P_jy·w_jy − P_iy·w_iy`` (in :func:`final_scores`'
     doubled units); a possible member only where that can help either side.
     A strictly positive difference places ``j`` ahead in every such group
     (the first split orders by the scores; sub-groups only refine it).
     One call for every candidate: the search asks at every node (plain
-    loops, ``i``'s side of each member once).
+    loops, ``i``'s side of each member once; a possible member only lowers
+    the low end and raises the high one, so once the interval holds 0 and a
+    share is not 0 the verdict is open whatever the rest adds).
     """
     w = s.frame.de_weight
     p_lo, p_hi = s.p_lo, s.p_hi
@@ -151,7 +152,7 @@ def group_difference(
     sure_hi: list[int] = [pi_hi[y] * wi[y] for y in certain]
     maybe_lo: list[int] = [pi_lo[y] * wi[y] for y in possible]
     maybe_hi: list[int] = [pi_hi[y] * wi[y] for y in possible]
-    found: list[tuple[int, int, bool]] = []
+    found: list[int] = []
     for j in candidates:
         wj, pj_lo, pj_hi = w[j], p_lo[j], p_hi[j]
         lo = pj_lo[i] * wj[i] - pi_hi[j] * wi[j]
@@ -167,19 +168,24 @@ def group_difference(
             hi += c_hi
             if inert and (c_lo != 0 or c_hi != 0):
                 inert = False
-        for k in range(len(possible)):
-            y = possible[k]
-            if y == j:
-                continue
-            c_lo = pj_lo[y] * wj[y] - maybe_hi[k]
-            c_hi = pj_hi[y] * wj[y] - maybe_lo[k]
-            if c_lo < 0:
-                lo += c_lo
-            if c_hi > 0:
-                hi += c_hi
-            if inert and (c_lo != 0 or c_hi != 0):
-                inert = False
-        found.append((lo, hi, inert))
+        verdict = OPEN
+        if inert or lo > 0 or hi < 0:  # else open already: the possible members only widen the interval
+            for k in range(len(possible)):
+                y = possible[k]
+                if y == j:
+                    continue
+                c_lo = pj_lo[y] * wj[y] - maybe_hi[k]
+                c_hi = pj_hi[y] * wj[y] - maybe_lo[k]
+                if c_lo < 0:
+                    lo += c_lo
+                if c_hi > 0:
+                    hi += c_hi
+                if inert and (c_lo != 0 or c_hi != 0):
+                    inert = False
+                if lo <= 0 <= hi and not inert:
+                    break
+            verdict = AHEAD if lo > 0 else BEHIND if hi < 0 else LEVEL if inert else OPEN
+        found.append(verdict)
     return found
 
 

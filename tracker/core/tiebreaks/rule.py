@@ -139,11 +139,17 @@ Difference = Callable[[Span, TieBreak, int, int, "list[int] | None"], tuple[int,
 
 
 #: ``group_difference(span, i, candidates, certain, possible)``, for a kind decided inside the group tied so far:
-#: per ``j`` of ``candidates``, the interval of ``score_j − score_i`` at the group's first split over every group
+#: per ``j`` of ``candidates``, where ``score_j − score_i`` at the group's first split lies over every group
 #: holding ``i``, ``j``, the rest of ``certain`` and any of the rest of ``possible`` (over the completions of
-#: ``span``), and whether each member's share of it is exactly 0 (then the kind separates ``i`` and ``j`` in no
-#: group: both go on to the next criterion together).
-GroupDifference = Callable[[Span, int, list[int], list[int], list[int]], list[tuple[int, int, bool]]]
+#: ``span``): :data:`AHEAD` (above 0 in all of them), :data:`BEHIND` (below 0), :data:`LEVEL` (each member's
+#: share of it exactly 0: the kind separates ``i`` and ``j`` in no group, both go on to the next criterion
+#: together) or :data:`OPEN`.
+GroupDifference = Callable[[Span, int, list[int], list[int], list[int]], list[int]]
+#: :data:`GroupDifference`'s verdicts.
+AHEAD: Constant = 1
+BEHIND: Constant = -1
+OPEN: Constant = 0
+LEVEL: Constant = 2
 
 
 @dataclass(frozen=True, slots=True)
