@@ -8,7 +8,7 @@ column is computed only while some group is still tied.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from tracker.core.order import TieBreak
 from tracker.core.tiebreaks.rule import Final, Rule
@@ -26,7 +26,7 @@ def ranks(f: Final, order: Sequence[tuple[TieBreak, Rule]]) -> list[int]:
                     refined.append(group)
                 else:
                     places = rule.final_places(f, group)
-                    _split_into(refined, group, {i: -place for i, place in places.items()})
+                    _split_into(refined, group, [-places[i] for i in group])
         else:
             assert rule.final is not None  # the model admits projectable rules only
             column = rule.final(f, tb)
@@ -41,7 +41,7 @@ def ranks(f: Final, order: Sequence[tuple[TieBreak, Rule]]) -> list[int]:
                     else:
                         refined.extend(([i], [j]) if vi > vj else ([j], [i]))
                 else:
-                    _split_into(refined, group, column)
+                    _split_into(refined, group, [column[i] for i in group])
         groups = refined
         if len(groups) == n:
             break
@@ -95,17 +95,27 @@ def standing(f: Final, order: Sequence[tuple[TieBreak, Rule]], i: int) -> tuple[
     return ahead, behind
 
 
-def _split_into(out: list[list[int]], group: list[int], values: Sequence[int] | Mapping[int, int]) -> None:
-    """Append the parts of ``group`` equal on ``values``, higher values first (a stable sort)."""
-    ordered = sorted(group, key=values.__getitem__, reverse=True)
-    current = [ordered[0]]
-    value = values[ordered[0]]
-    for i in ordered[1:]:
-        v = values[i]
+def _split_into(out: list[list[int]], group: list[int], values: list[int]) -> None:
+    """Append the parts of ``group`` equal on ``values`` (aligned with it), higher values first (a stable sort:
+    equal values keep the group's order; an insertion sort, the groups are small)."""
+    size = len(group)
+    order: list[int] = list(range(size))
+    for k in range(1, size):
+        e = order[k]
+        v = values[e]
+        m = k
+        while m > 0 and values[order[m - 1]] < v:
+            order[m] = order[m - 1]
+            m -= 1
+        order[m] = e
+    current = [group[order[0]]]
+    value = values[order[0]]
+    for k in range(1, size):
+        v = values[order[k]]
         if v == value:
-            current.append(i)
+            current.append(group[order[k]])
         else:
             out.append(current)
-            current = [i]
+            current = [group[order[k]]]
             value = v
     out.append(current)
