@@ -226,8 +226,8 @@ def final_places(f: Final, group: list[int]) -> dict[int, int]:
 
 
 def _final_split(
-    points: Sequence[Sequence[int]],
-    weight: Sequence[Sequence[int]],
+    points: list[list[int]],
+    weight: list[list[int]],
     group: list[int],
     base: int,
     places: dict[int, int],

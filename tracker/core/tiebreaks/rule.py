@@ -93,7 +93,7 @@ class Final:
     frame: Frame
     score: list[int]
     wins: list[int]
-    points: Sequence[Sequence[int]]
+    points: list[list[int]]
     memo: dict[object, Sequence[int]] = field(default_factory=dict)
 
 
