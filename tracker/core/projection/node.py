@@ -108,6 +108,8 @@ class Node:
         self.free = self.k
         self.thr0 = m.thresholds[0]
         self.order = m.order
+        #: the criteria after the score (the first), which the ties read at every node
+        self.after_score = m.order[1:]
         #: the rules' view of the node: the same lists, mutated in place by apply and undo
         self.view = Span(m.frame, self.s_lo, self.s_hi, self.p_lo, self.p_hi, self.w_lo, self.w_hi)
         #: :meth:`_listed`'s verdicts by what they read: the groups, and the points between their members
@@ -235,7 +237,7 @@ class Node:
         side: dict[int, int] = {}
         group = level
         unknown: list[int] = []  # open on some criterion: may still be in i's group at a later one
-        for tb, rule in self.order[1:]:  # the first criterion is the score: level by assumption
+        for tb, rule in self.after_score:  # the first criterion is the score: level by assumption
             if not group:
                 break
             kept: list[int] = []

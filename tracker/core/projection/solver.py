@@ -505,7 +505,7 @@ class Solver(Ranker):
             child = self._assess(objective, i)
             self.undo(g)
             children.append((child[0], o != prefer, o, child))
-        children.sort(key=lambda c: c[:3])
+        children.sort()  # by bound, the guide's outcome first, then the outcome: o differs, the rest is never compared
         for k, ((child_lo, _), _, o, child) in enumerate(children):
             if inc.value <= max(child_lo, lo):
                 continue
