@@ -73,7 +73,7 @@ class Flow:
     split.
     """
 
-    __slots__ = ("_at", "_residual", "games", "room", "short", "xa", "xb")
+    __slots__ = ("_at", "_n", "_residual", "games", "room", "short", "xa", "xb")
 
     def __init__(self, games: list[Relaxed], supply: list[int], room: list[int], n: int) -> None:
         k = len(games)
@@ -81,15 +81,14 @@ class Flow:
         self.room = room
         xa = self.xa = [0] * k
         xb = self.xb = [0] * k
-        at: list[list[int]] = [[] for _ in range(n)]
-        self._at = at
+        self._n = n
+        #: each player's games, for the augmenting paths: built only once a unit is short (:meth:`_games_of`)
+        self._at: list[list[int]] | None = None
         residual: list[list[int]] = []
         self._residual = residual
         for e in range(k):  # plain loops: a flow per node (compiled, a loop beats an iterator)
             g = games[e]
             a, b = g.a, g.b
-            at[a].append(e)
-            at[b].append(e)
             r = supply[e]
             if not r:
                 continue
@@ -120,7 +119,10 @@ class Flow:
         self._route()
 
     def _route(self) -> None:
-        dead = [False] * len(self._at)
+        if not self._residual:
+            self.short = 0
+            return
+        dead = [False] * self._n
         short = 0
         for item in self._residual:
             e, r = item
@@ -137,6 +139,18 @@ class Flow:
         if self.short:
             self._route()
 
+    def _games_of(self) -> list[list[int]]:
+        """Each player's games (indices into :attr:`games`, in order)."""
+        at = self._at
+        if at is None:
+            at = self._at = [[] for _ in range(self._n)]
+            games = self.games
+            for e in range(len(games)):
+                g = games[e]
+                at[g.a].append(e)
+                at[g.b].append(e)
+        return at
+
     def _augment(self, e: int, dead: list[bool]) -> bool:
         """Route one more unit of game ``e``, moving units of other games along a path to a player with room.
 
@@ -144,7 +158,7 @@ class Flow:
         path of the same routing can reach room through them (an augmenting
         path that avoids them changes no residual edge leaving them).
         """
-        games, xa, xb, room, at = self.games, self.xa, self.xb, self.room, self._at
+        games, xa, xb, room, at = self.games, self.xa, self.xb, self.room, self._games_of()
         g = games[e]
         parent: dict[int, tuple[int, int]] = {}  # player → (previous player or -1, game moved)
         queue = []

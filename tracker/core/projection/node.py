@@ -430,10 +430,11 @@ class Node:
                 room[j] = cap - s_lo[j]
             flow = Flow(games, [r.least for r in games], room, n)
             tight = bound + fewest(flow.short, list(held.values()))
-            for j in sorted(held, key=held.__getitem__, reverse=True):  # the guide: lift the rivals held most
-                if not flow.short:
-                    break
-                flow.lift(j, held[j])
+            if flow.short:  # the guide: lift the rivals held most
+                for j in sorted(held, key=held.__getitem__, reverse=True):
+                    if not flow.short:
+                        break
+                    flow.lift(j, held[j])
             return tight, Guide(self, free, flow)
         if objective == "rank_worst":
             # ahead of i: at least i's score, or above it for a rival who would be behind on the tie-breaks
@@ -514,10 +515,11 @@ class Node:
                 held[j] = room[j] - max(0, min(room[j], cap - s_lo[j]))
                 room[j] -= held[j]
             flow = Flow(games, [r.least for r in games], room, n)
-            for j in sorted(levels, key=lambda j: -held[j]):
-                if not flow.short:
-                    break
-                flow.lift(j, held[j])
+            if flow.short:
+                for j in sorted(levels, key=lambda j: -held[j]):
+                    if not flow.short:
+                        break
+                    flow.lift(j, held[j])
         else:
             need = [0] * n
             for j, level in levels.items():
