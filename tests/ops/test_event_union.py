@@ -56,4 +56,3 @@ def test_a_new_event_type_fails_type_checking_at_every_dispatch_site(tmp_path: P
     assert run.returncode == 1, run.stdout + run.stderr
     assert dict(sites) == SITES, "\n".join(errors)
     assert len(errors) == sum(SITES.values()), "\n".join(errors)  # nothing but the dispatch sites
-
