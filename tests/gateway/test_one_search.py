@@ -109,7 +109,8 @@ def test_the_projections_search_answers_the_stakes_and_the_next_seq_starts_from_
             current["t"] = after
             projections.updated("t")
             feed.updated("t")
-            await arbiter.until(2, "the next seq's projection")
+            while not any(m["seq"] == after.seq and not m.get("preliminary") for m in arbiter.received):
+                await arbiter.until(len(arbiter.received) + 1, "the next seq's projection")
             await spectators.until(2)
             memory = memories.get("t")
             kept.append(None if memory is None else memory.seq)
@@ -122,7 +123,8 @@ def test_the_projections_search_answers_the_stakes_and_the_next_seq_starts_from_
             await pool.aclose()
         return arbiter.received, spectators.received, kept, own
 
-    projected, staked, kept, own = asyncio.run(run())
+    received, staked, kept, own = asyncio.run(run())
+    projected = [m for m in received if not m.get("preliminary")]  # bounds may go first when a search was slow
     assert [m["seq"] for m in projected] == [before.seq, after.seq]
     assert [m["seq"] for m in staked] == [before.seq, after.seq]
     assert own == [False, False, False], "the stakes runner searched on its own while the projection's search answered"

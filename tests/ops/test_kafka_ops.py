@@ -49,7 +49,20 @@ async def test_a_gateway_is_alive_at_once_ready_once_it_has_its_snapshots_and_bo
 ) -> None:
     gateway = spawn(
         "gateway",
-        [*CLI, "gateway", "--broker", kafka_broker.url, "--port", "0", "--token", TOKEN, "--wait-for-topics", "120"],
+        [
+            *CLI,
+            "gateway",
+            "--broker",
+            kafka_broker.url,
+            "--port",
+            "0",
+            "--token",
+            TOKEN,
+            "--wait-for-topics",
+            "120",
+            "--processes",
+            "1",
+        ],  # one process: /metrics of a set is the process the kernel picks
     )
     kafka_broker.started.append(gateway)
     waiting = gateway.expect(r"waiting up to 120 s for the topics .* on http://127\.0\.0\.1:(\d+)/", timeout=60)
