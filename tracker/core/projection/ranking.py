@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tracker.core.order import TieBreak
-from tracker.core.tiebreaks.rule import Final, Rule
+from tracker.core.tiebreaks.rule import Final, Rule, descending
 
 
 def ranks(f: Final, order: Sequence[tuple[TieBreak, Rule]]) -> list[int]:
@@ -99,15 +99,7 @@ def _split_into(out: list[list[int]], group: list[int], values: list[int]) -> No
     """Append the parts of ``group`` equal on ``values`` (aligned with it), higher values first (a stable sort:
     equal values keep the group's order; an insertion sort, the groups are small)."""
     size = len(group)
-    order: list[int] = list(range(size))
-    for k in range(1, size):
-        e = order[k]
-        v = values[e]
-        m = k
-        while m > 0 and values[order[m - 1]] < v:
-            order[m] = order[m - 1]
-            m -= 1
-        order[m] = e
+    order = descending(values)
     current = [group[order[0]]]
     value = values[order[0]]
     for k in range(1, size):

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 
 from tracker.core.crosstable import Tournament
 from tracker.core.phrases import phrase
-from tracker.core.tiebreaks.rule import AHEAD, BEHIND, LEVEL, OPEN, Final, Rule, Span
+from tracker.core.tiebreaks.rule import AHEAD, BEHIND, LEVEL, OPEN, Final, Rule, Span, descending
 
 #: ``scores(group)``: each member's DE score inside ``group``, aligned with it.
 Scores = Callable[[list[int]], list[int]]
@@ -252,15 +252,7 @@ def _final_split(
             places[x] = base
         return True
     # the members by score, higher first, equal scores in the group's order (an insertion sort: groups are small)
-    order: list[int] = list(range(size))
-    for k in range(1, size):
-        e = order[k]
-        v = values[e]
-        m = k
-        while m > 0 and values[order[m - 1]] < v:
-            order[m] = order[m - 1]
-            m -= 1
-        order[m] = e
+    order = descending(values)
     offset = base
     start = 0
     while start < size:
