@@ -113,21 +113,26 @@ def live_scores(t: Tournament) -> Scores:
     return scores
 
 
-def final_scores(points: Sequence[Sequence[int]], de_weight: Sequence[Sequence[int]]) -> Scores:
+def final_scores(points: list[list[int]], de_weight: list[list[int]]) -> Scores:
     """DE scores from a crosstable's points and meeting weights (:class:`~tracker.core.tiebreaks.rule.Frame`)."""
 
     def scores(group: list[int]) -> list[int]:
-        # plain loops: the projection ranks groups by the hundred thousand (compiled, a loop beats a generator)
-        out = []
-        for x in group:
-            row, weight = points[x], de_weight[x]
-            score = 0
-            for y in group:
-                score += row[y] * weight[y]
-            out.append(score)
-        return out
+        return group_scores(points, de_weight, group)
 
     return scores
+
+
+def group_scores(points: list[list[int]], weight: list[list[int]], group: list[int]) -> list[int]:
+    """Each member's points against the others of ``group``, weighted per meeting (aligned with ``group``)."""
+    # plain loops: the projection ranks groups by the hundred thousand (compiled, a loop beats a generator)
+    out: list[int] = []
+    for x in group:
+        row, w = points[x], weight[x]
+        score = 0
+        for y in group:
+            score += row[y] * w[y]
+        out.append(score)
+    return out
 
 
 def group_difference(s: Span, i: int, candidates: list[int], certain: list[int], possible: list[int]) -> list[int]:
@@ -234,13 +239,7 @@ def _final_split(
 ) -> bool:
     """:func:`_split` with :func:`final_scores`' scores; ``True`` when ``group`` stays tied at once (no place given)."""
     size = len(group)
-    values: list[int] = []
-    for x in group:
-        row, w = points[x], weight[x]
-        score = 0
-        for y in group:
-            score += row[y] * w[y]
-        values.append(score)
+    values = group_scores(points, weight, group)
     lo = hi = values[0]
     for v in values:
         if v < lo:
