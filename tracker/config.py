@@ -40,6 +40,9 @@ class Limits:
     subscribe_burst: int = 40  # per connection, burst
     projection_seconds: float = 10.0  # an arbiter projection running longer is stopped (and not sent)
     projection_memory: int = 1 << 30  # address space of a projection worker process (RLIMIT_AS), 0 for none
+    # the exact search's own time within projection_seconds (None: what the reserve for the bounds leaves); 0: no
+    # search, the bounds at once (cut short: what a test of the cut, or a server too slow to search, wants)
+    projection_search_seconds: float | None = None
     # worker processes for derived work (projections, stakes, live chances), one kept for arbiters' projections
     projection_workers: int = 3
 

@@ -4,7 +4,9 @@ Reproduction: a projection over ``--projection-seconds`` was stopped and never s
 said nothing.  Now the bounds go first (flagged ``preliminary``), and a search stopped for its time or
 memory sends the bounds with ``cut_short``.  The slow case is a 26-player round robin with its last three
 rounds open (39 games): its search runs for seconds; the bounds take milliseconds.  No timing is
-asserted: the order of the messages and what they say.
+asserted: the order of the messages and what they say.  A cut is never a bet on the machine's speed
+(issue 40: an idle machine finished the search inside its limit): the search's own time is a tenth or
+a quarter of the whole search measured in the same test (:func:`full_search`), or none at all.
 """
 
 from __future__ import annotations
@@ -12,13 +14,19 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from typing import Any
+
+import pytest
 
 from tests.builders import berger, fold_all, game, opened, schedule_of
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.gateway.analyses import AnalysisWork, analysis_job
-from tracker.gateway.projections import Projections, search_seconds
+from tracker.gateway.projections import Projections, search_seconds, search_time
+
+#: The search's own time when it must not be cut (the measured baseline): longer than any search here.
+UNCUT = 24 * 3600.0
 
 
 def slow_state(tournament: str = "slow") -> Tournament:
@@ -30,6 +38,15 @@ def slow_state(tournament: str = "slow") -> Tournament:
     t = fold_all(events)
     t.id = tournament
     return t
+
+
+@pytest.fixture(scope="module")
+def full_search() -> float:
+    """Seconds the slow state's whole projection search takes here, now (no stakes: the least work of a cut test)."""
+    started = time.monotonic()
+    found = analysis_job(AnalysisWork(slow_state(), None, projection=True, stakes=False, seconds=UNCUT))
+    assert found.projection is not None and "cut_short" not in json.loads(found.projection)
+    return time.monotonic() - started
 
 
 def small_state() -> Tournament:
@@ -61,8 +78,12 @@ class Arbiter:
             raise AssertionError(f"not within {timeout} s: {what} (got {self.received})") from None
 
 
-def test_a_search_past_its_own_time_sends_the_bounds_and_says_it_was_cut_short() -> None:
-    found = analysis_job(AnalysisWork(slow_state(), None, projection=True, stakes=True, seconds=0.01))
+@pytest.mark.parametrize("share", [0.1, 0.0], ids=["a-tenth-of-the-search", "no-time"])
+def test_a_search_past_its_own_time_sends_the_bounds_and_says_it_was_cut_short(
+    full_search: float, share: float
+) -> None:
+    # a tenth of the search alone (this one answers the stakes too: more work), or none (the search never starts)
+    found = analysis_job(AnalysisWork(slow_state(), None, projection=True, stakes=True, seconds=share * full_search))
     assert found.projection is not None and found.stakes is None  # cut short: no stakes from this search
     message = json.loads(found.projection)
     assert message["type"] == "projection" and message["exact"] is False
@@ -71,11 +92,20 @@ def test_a_search_past_its_own_time_sends_the_bounds_and_says_it_was_cut_short()
     assert len(message["players"]) == 26 and message["remaining"] == 39
 
 
-def test_the_bounds_go_first_and_a_projection_over_its_limit_is_cut_short_not_lost() -> None:
+def test_the_search_gets_its_time_less_a_reserve_for_the_bounds_unless_told() -> None:
+    assert search_seconds(2.0) == 1.0 and search_seconds(10.0) == 7.5 and search_seconds(60.0) == 45.0
+    assert search_time(Limits(projection_seconds=2.0)) == search_seconds(2.0)
+    assert search_time(Limits(projection_seconds=60.0, projection_search_seconds=0.3)) == 0.3
+    assert search_time(Limits(projection_seconds=2.0, projection_search_seconds=5.0)) == 2.0  # never past the whole
+
+
+def test_the_bounds_go_first_and_a_projection_over_its_limit_is_cut_short_not_lost(full_search: float) -> None:
+    # the search gets a quarter of what it needs (measured here, now), the bounds the rest of a generous minute
+    limits = Limits(projection_seconds=60.0, projection_memory=0, projection_search_seconds=full_search / 4)
+
     async def run() -> list[dict[str, Any]]:
         arbiter = Arbiter()
         state = slow_state()
-        limits = Limits(projection_seconds=2.0, projection_memory=0)  # the search gets 1 s, the bounds the rest
         gateway = Projections({"slow": state}.get, arbiter.of, arbiter.send, delay=0.0, limits=limits)  # type: ignore[arg-type]
         try:
             gateway.joined(arbiter, "slow")  # type: ignore[arg-type]
@@ -88,7 +118,7 @@ def test_the_bounds_go_first_and_a_projection_over_its_limit_is_cut_short_not_lo
     first, second = asyncio.run(run())[:2]
     assert first["preliminary"] is True and first["exact"] is False and "cut_short" not in first
     assert second["cut_short"] == {"seconds": second["cut_short"]["seconds"], "reason": "time"}
-    assert second["cut_short"]["seconds"] >= search_seconds(2.0) - 0.05
+    assert second["cut_short"]["seconds"] >= search_time(limits) - 0.05
     assert "preliminary" not in second and second["seq"] == first["seq"]
 
 

@@ -75,6 +75,13 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
         help="an arbiter projection running longer is stopped",
     )
     p.add_argument(
+        "--projection-search-seconds",
+        type=float,
+        default=Limits().projection_search_seconds,
+        help="the exact search's own time within --projection-seconds (default: what a reserve for the bounds "
+        "leaves; 0: no search, the bounds said cut short)",
+    )
+    p.add_argument(
         "--projection-memory",
         type=int,
         default=Limits().projection_memory,

@@ -278,6 +278,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
             submit_burst=args.submit_burst,
             projection_seconds=args.projection_seconds,
             projection_memory=args.projection_memory,
+            projection_search_seconds=args.projection_search_seconds,
         ),
     )
 

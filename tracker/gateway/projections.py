@@ -6,7 +6,7 @@ while (more than :data:`QUICK_GAMES` open games, or a search measured at
 (``project(t, exact_limit=-1)``: milliseconds, flagged not exact and
 ``preliminary``); the exact projection follows when its search is done.  The
 search has ``--projection-seconds`` less a reserve for the bounds
-(:func:`search_seconds`) of its own time in the worker: stopped there (or by
+(:func:`search_seconds`; ``--projection-search-seconds`` sets it) of its own time in the worker: stopped there (or by
 the worker's memory limit), the message is the bounds with ``cut_short``
 (after how many seconds, and why), which the arbiter page says in words,
 instead of nothing at all.  Past
@@ -43,6 +43,14 @@ def search_seconds(limit: float) -> float:
     return limit - min(limit / 2, max(1.0, limit / 4))
 
 
+def search_time(limits: Limits) -> float:
+    """The exact search's own time: ``limits.projection_search_seconds`` when set (at most the projection's whole
+    time), else :func:`search_seconds` of ``limits.projection_seconds``."""
+    if limits.projection_search_seconds is None:
+        return search_seconds(limits.projection_seconds)
+    return max(0.0, min(limits.projection_search_seconds, limits.projection_seconds))
+
+
 class Projections:
     """Arbiters' projections, debounced, one job per tournament and kind, off the hot path.
 
@@ -76,7 +84,7 @@ class Projections:
         self._send = send
         self._own = pool is None
         self.pool = pool if pool is not None else Pool(limits if limits is not None else Limits())
-        seconds = search_seconds(self.pool.limits.projection_seconds)
+        seconds = search_time(self.pool.limits)
         self._sending: set[asyncio.Task[None]] = set()
         self._latest: dict[str, tuple[int, bytes]] = {}  # per tournament: the newest projection sent, and its seq
         self.memories = memories if memories is not None else Memories()

@@ -142,7 +142,10 @@ class OutOfTime(Exception):
 
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Raise :class:`OutOfTime` in this (the worker's main) thread once ``seconds`` of wall time have passed."""
+    """Raise :class:`OutOfTime` in this (the worker's main) thread once ``seconds`` of wall time have passed
+    (at once, before the block runs, when ``seconds`` is 0 or less: no time at all)."""
+    if seconds <= 0:
+        raise OutOfTime
 
     def ring(signum: int, frame: object) -> None:
         raise OutOfTime
