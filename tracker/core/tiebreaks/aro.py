@@ -1,15 +1,16 @@
 """``ARO``: the average rating of the opponents (C.07 §10.1), rounded half up to a whole number.
 
-Opponents without a rating (0) are left out; which forfeits count depends on
-the edition (:func:`tracker.core.editions.counts_for_rating`: under 2026 a
-forfeit is not a game for a rating-based tie-break).  The projection does
-not compute it.
+The opponents of games played at the board, as the FIDE TEC tie-break server
+counts them in both editions: a forfeit's opponent (win, loss or double
+forfeit) is left out, as are byes and opponents without a rating (0).  (The
+2024 edition keeps a round robin's forfeits as games, §15.2; the server
+does not for ARO, and tracker follows the server: docs/tiebreaks.md.)  The
+projection does not compute it.
 """
 
 from __future__ import annotations
 
-from tracker.core.crosstable import Tournament
-from tracker.core.editions import counts_for_rating
+from tracker.core.crosstable import BYE, Tournament
 from tracker.core.order import TieBreak
 from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.rule import Column, Rule
@@ -24,10 +25,12 @@ def average_rating(ratings: list[int]) -> int:
 
 
 def column(t: Tournament, tb: TieBreak) -> Column:
-    players, rules = t.opened.players, t.rules
+    players = t.opened.players
     return Column(
         [
-            average_rating([players[e.opponent].rating for e in t.entries[i].values() if counts_for_rating(e, rules)])
+            average_rating(
+                [players[e.opponent].rating for e in t.entries[i].values() if e.opponent != BYE and e.played]
+            )
             for i in range(t.n)
         ],
         1,
