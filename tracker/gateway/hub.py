@@ -189,7 +189,8 @@ class Hub:
                 del channel.resuming[conn]
                 self._drop(conn)
         if channel.delays is not None:
-            channel.delays.published()
+            at = channel.history.kept[-1][2] if contiguous else channel.history.base_at
+            channel.delays.published(payload["seq"], delta, full, at)
         for feed in feeds:
             feed.publish(payload["seq"], delta if feed is channel._deltas else full)
         return True
@@ -205,6 +206,8 @@ class Hub:
         channel.set_payload(payload)
         channel.digester = None
         channel.history.reset(payload, payload["seq"])
+        if channel.delays is not None:
+            channel.delays.reset()
         if not payload["provisional"]:
             self._finish(channel)
 
