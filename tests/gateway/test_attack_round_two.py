@@ -5,6 +5,7 @@ where it needed none), against a real ``tracker up`` or the piece itself, then w
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from contextlib import suppress
@@ -12,8 +13,10 @@ from contextlib import suppress
 from websockets.asyncio.client import ClientConnection, connect
 
 from tests.conftest import RunningTracker
+from tests.gateway.test_hostile import result
+from tests.gateway.test_limits import metric
 from tests.gateway.test_viewers import fill, round_robin
-from tests.wsclient import recv_until, send
+from tests.wsclient import recv_until, reply_to, send, submit
 
 
 def cpu_seconds(pid: int) -> float:
@@ -79,3 +82,63 @@ async def test_three_hundred_delayed_subscribes_cost_about_what_plain_ones_do(tr
     assert delayed_cpu <= 3 * max(plain_cpu, 0.05), (
         f"300 delayed subscribes cost {delayed_cpu:.2f} s of server CPU, 300 plain ones {plain_cpu:.2f} s"
     )
+
+
+async def guess_from(server: RunningTracker, address: str, stop: asyncio.Event, limited: asyncio.Event) -> int:
+    """Send wrong-token submits from ``address`` as fast as the replies come back, until ``stop``; how many.
+    ``limited`` is set once a guess is refused ``rate-limited``."""
+    sent = 0
+    async with connect(server.ws_url, local_addr=(address, 0)) as ws:
+        while not stop.is_set():
+            event = result("guessed-cup", f"guess-{address}-{sent}", 1, 1, 2, "1-0")
+            for _ in range(20):
+                await ws.send(json.dumps({"type": "submit", "token": f"guess-{sent:016d}", "event": event}))
+            for _ in range(20):
+                if json.loads(await ws.recv()).get("code") == "rate-limited":
+                    limited.set()
+            sent += 20
+    return sent
+
+
+async def test_the_right_token_on_a_fresh_connection_is_never_refused_for_others_guesses(
+    tracker_server: RunningTracker,
+) -> None:
+    """Reproduction (item 2): with 4 addresses guessing (their 400 wrong tokens a second spend the global
+    budget of 300), a fresh arbiter connection got 7–8 of 10 submits refused ``rate-limited``.  Now only wrong
+    tokens spend budgets, and the global one stops only addresses that guessed wrong."""
+    tid = "guarded-cup"
+    events = round_robin(tid, 6, 9)
+    stop, limited = asyncio.Event(), asyncio.Event()
+    guessers = [asyncio.create_task(guess_from(tracker_server, f"127.0.0.{k}", stop, limited)) for k in range(2, 6)]
+    try:
+        async with asyncio.timeout(30):
+            await limited.wait()  # the guessers are at it, and held
+        codes = []
+        for event in events[:10]:  # every submit on a fresh connection: a reload, a second device, a reconnect
+            async with connect(tracker_server.ws_url, local_addr=("127.0.0.6", 0)) as ws:
+                await submit(ws, tracker_server.token, event)
+                codes.append((await reply_to(ws, event.id, timeout=30)).get("code", "ack"))
+        refused_meanwhile = metric(tracker_server, "tracker_token_checks_refused_total")
+    finally:
+        stop.set()
+        sent = sum(await asyncio.gather(*guessers))
+    print(f"right-token submits: {codes.count('ack')} acked of {len(codes)}; guessers sent {sent}")
+    assert refused_meanwhile > 100, "the guessers were refused meanwhile (the budgets did bite)"
+    assert codes == ["ack"] * len(codes), codes
+
+
+def test_the_global_guess_budget_holds_only_addresses_that_guessed_wrong() -> None:
+    from tracker.gateway.auth import TokenGuard, Verdict
+
+    now = [0.0]
+    guard = TokenGuard("the-right-token-0123", clock=lambda: now[0])
+    for k in range(4):  # four addresses spend the global budget (and their own)
+        for _ in range(100):
+            guard.check("wrong", f"192.0.2.{k}")
+    assert guard.check("wrong", "192.0.2.9") is Verdict.WRONG  # a newcomer is compared once
+    assert guard.check("wrong", "192.0.2.9") is Verdict.RATE_LIMITED  # then held by the global budget
+    assert all(guard.check("the-right-token-0123", f"198.51.100.{k}") is Verdict.OK for k in range(10))
+    now[0] = 30.0
+    assert guard.check("the-right-token-0123", "192.0.2.9") is Verdict.OK  # refilled: the right token passes
+    compared = guard.metrics.counters["tracker_token_checks_total"]
+    assert compared == 300 + 1 + 1 + 10 + 1  # the global burst, the 4th and 5th addresses once each, the right ones

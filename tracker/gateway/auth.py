@@ -17,10 +17,16 @@ arbiter at work is not stopped by a guesser behind the same address.
 
 Addresses are counted as networks can hand them out: an IPv6 client is its
 /64 (one household, one machine: it can use any of the /64's addresses), an
-IPv4 client its address.  And all addresses together spend a global bucket
-(``global_per_second``, 300 a second): many source addresses guessing at
-once (a botnet, or 50 loopback addresses) still get at most that many
-comparisons a second between them.
+IPv4 client its address.  And the addresses that guessed wrong spend a
+global bucket together (``global_per_second``, 300 a second): many source
+addresses guessing at once (a botnet, or 50 loopback addresses) still get at
+most that many comparisons a second between them, plus one for each address
+not seen guessing before.  An address with no wrong token in the last
+``idle`` seconds is not held by the global bucket (its wrong token still
+spends it), so an arbiter's fresh connection from its own address — a page
+reload, a second device, ``tracker follow`` reconnecting — is compared at
+once, however many others guess; only a guesser behind the arbiter's own
+address (the same NAT, the same /64) can make it wait, a second at most.
 
 Memory is bounded: an address is forgotten once its bucket has been full
 for ``idle`` seconds (it would start full anyway), and at most
@@ -106,6 +112,7 @@ class _Address(Bucket):
     wrong: int = 0  # wrong tokens since the last log line
     refused: int = 0  # checks refused unread since the last log line
     logged: float = float("-inf")
+    wrong_at: float = float("-inf")  # when it last sent a wrong token
 
 
 class TokenGuard:
@@ -154,7 +161,8 @@ class TokenGuard:
         entry = self._entry(address, now)
         if not proven:
             self._everyone.refill(now, self.global_per_second, self.global_burst)
-            if entry.tokens < 1 or self._everyone.tokens < 1:
+            guessed = now - entry.wrong_at < self.idle  # only addresses that guessed wrong share the global cap
+            if entry.tokens < 1 or (guessed and self._everyone.tokens < 1):
                 self.metrics.inc(REFUSED)
                 entry.refused += 1
                 self._log(address, entry, now)
@@ -164,8 +172,9 @@ class TokenGuard:
             return Verdict.OK
         if not proven:
             entry.tokens -= 1
-            self._everyone.tokens -= 1
+            self._everyone.tokens -= 1  # below zero after a newcomer's guess: the others wait the longer
         entry.wrong += 1
+        entry.wrong_at = now
         self._log(address, entry, now)
         return Verdict.WRONG
 
