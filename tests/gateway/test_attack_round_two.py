@@ -17,6 +17,7 @@ from tests.gateway.test_hostile import result
 from tests.gateway.test_limits import metric
 from tests.gateway.test_viewers import fill, round_robin
 from tests.wsclient import recv_until, reply_to, send, submit
+from tracker.core.events import BoardUpdated, ResultRecorded, encode_board
 
 
 def cpu_seconds(pid: int) -> float:
@@ -142,3 +143,47 @@ def test_the_global_guess_budget_holds_only_addresses_that_guessed_wrong() -> No
     assert guard.check("the-right-token-0123", "192.0.2.9") is Verdict.OK  # refilled: the right token passes
     compared = guard.metrics.counters["tracker_token_checks_total"]
     assert compared == 300 + 1 + 1 + 10 + 1  # the global burst, the 4th and 5th addresses once each, the right ones
+
+
+async def flood_boards(
+    server: RunningTracker, tid: str, game: tuple[int, int], stop: asyncio.Event, limited: asyncio.Event
+) -> int:
+    """Send boards of one game on the arbiter token as fast as the replies come, until ``stop``; how many acked.
+    ``limited`` is set once a board is refused ``rate-limited``."""
+    acked = sent = 0
+    async with connect(server.ws_url) as ws:
+        while not stop.is_set():
+            for _ in range(50):
+                board = BoardUpdated(f"flood-{sent}", tid, 1, game[0], game[1], ply=sent % 300)
+                await send(ws, {"type": "submit", "token": server.token, "event": json.loads(encode_board(board))})
+                sent += 1
+            for _ in range(50):
+                reply = json.loads(await ws.recv())
+                acked += reply["type"] == "ack"
+                if reply.get("code") == "rate-limited":
+                    limited.set()
+    return acked
+
+
+async def test_a_board_flood_on_the_arbiter_token_refuses_none_of_its_results(tracker_server: RunningTracker) -> None:
+    """Reproduction (item 3): a board stream on the arbiter token got 2–6 of 12 of the arbiter's results refused
+    ``rate-limited`` (boards spent the results' budget).  Now boards have their own, per token and tournament."""
+    tid = "flooded-cup"
+    events = round_robin(tid, 14, 91)
+    opening, results = events[0], [e for e in events[1:] if isinstance(e, ResultRecorded) and e.round > 1][:12]
+    game = next((e.white, e.black) for e in events[1:] if isinstance(e, ResultRecorded) and e.round == 1)
+    await fill(tracker_server, [opening])
+    stop, limited = asyncio.Event(), asyncio.Event()
+    flood = asyncio.create_task(flood_boards(tracker_server, tid, game, stop, limited))
+    try:
+        async with asyncio.timeout(60):
+            await limited.wait()  # the boards have spent their budget
+        async with connect(tracker_server.ws_url) as arbiter:
+            for event in results:
+                await submit(arbiter, tracker_server.token, event)
+            codes = [(await reply_to(arbiter, e.id, timeout=30)).get("code", "ack") for e in results]
+    finally:
+        stop.set()
+        boards = await flood
+    print(f"results during a board flood: {codes.count('ack')} acked of {len(codes)}; boards acked {boards}")
+    assert codes == ["ack"] * 12, codes

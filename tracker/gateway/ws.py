@@ -78,7 +78,8 @@ class Websockets:
         self.stakes_joined = stakes_joined
         self.boards_joined = boards_joined
         self.clients: dict[ServerConnection, Client] = {}
-        self._buckets: dict[str, Bucket] = {}
+        self._buckets: dict[str, Bucket] = {}  # results' submits per token
+        self._board_buckets: dict[tuple[str, str], Bucket] = {}  # boards per token and per tournament
         self._per_address: Counter[str] = Counter()  # open connections per client address
         self._joins: dict[str, Bucket] = {}  # stakes and boards joins per client address
         self.guard = TokenGuard(config.token, metrics=metrics)
@@ -212,10 +213,20 @@ class Websockets:
             self.metrics.inc("tracker_events_rejected_total", code=verdict.value)
             await reply(conn, self._rejected(conn, event.id, verdict.value, verdict.reason, message.ref, verdict.said))
             return
-        if not self._allow(message.token):
+        if not (
+            self._allow_board(message.token, event.tournament)
+            if isinstance(event, BoardUpdated)
+            else self._allow(message.token)
+        ):
             self.metrics.inc("tracker_events_rejected_total", code="rate-limited")
             said = TOO_MANY_SUBMITS()
             await reply(conn, self._rejected(conn, event.id, "rate-limited", render(said, str), message.ref, said))
+            return
+        if message.propose is not None and not isinstance(event, BoardUpdated):
+            # a proposal (a void a followed source made): the desk's, not the standings'
+            proposed = EventRejected(message.propose, code="proposed")
+            await reply(conn, self._rejected(conn, event.id, "proposed", proposed.reason, message.ref, None))
+            self._noted(event, proposed)
             return
         try:
             if isinstance(event, BoardUpdated):
@@ -268,6 +279,26 @@ class Websockets:
         limits = self.config.limits
         bucket = self._buckets.setdefault(token, Bucket(float(limits.submit_burst), time.monotonic()))
         return bucket.take(limits.submits_per_second, limits.submit_burst)
+
+    def _allow_board(self, token: str, tournament: str) -> bool:
+        """Whether a board may be submitted now: boards have budgets of their own, per token and per tournament
+        (each the rate and burst of submits), so a board storm slows boards, never a result, nor another
+        tournament's boards."""
+        limits = self.config.limits
+        now = time.monotonic()
+        if len(self._board_buckets) > 10_000:  # bounded: tournaments and tokens not seen for a while start afresh
+            self._board_buckets.clear()
+        buckets = [
+            self._board_buckets.setdefault(key, Bucket(float(limits.submit_burst), now))
+            for key in (("token", token), ("tournament", tournament))
+        ]
+        for bucket in buckets:
+            bucket.refill(now, limits.submits_per_second, limits.submit_burst)
+        if any(bucket.tokens < 1 for bucket in buckets):
+            return False
+        for bucket in buckets:
+            bucket.tokens -= 1
+        return True
 
 
 async def reply(conn: ServerConnection, data: bytes) -> None:
