@@ -139,9 +139,14 @@ class TrackerClient:
 
     # -- submitting -----------------------------------------------------------------------------
 
-    async def submit(self, event: Submitted) -> Reply:
-        """Submit one event and wait for its reply.  Raises :class:`TrackerUnavailable`."""
-        return await self._wait(await self._send_submit(event))
+    async def submit(self, event: Submitted, *, propose: str | None = None) -> Reply:
+        """Submit one event and wait for its reply.  Raises :class:`TrackerUnavailable`.
+
+        With ``propose`` (a reason), the event is put on the arbiters' desk
+        as a notice instead of applied: the reply is ``rejected`` with code
+        ``proposed``.
+        """
+        return await self._wait(await self._send_submit(event, propose))
 
     async def submit_many(
         self,
@@ -189,12 +194,12 @@ class TrackerClient:
             raise TrackerUnavailable(str(exc), done) from None
         return [f.result() for f in futures]
 
-    async def _send_submit(self, event: Submitted) -> asyncio.Future[Reply]:
+    async def _send_submit(self, event: Submitted, propose: str | None = None) -> asyncio.Future[Reply]:
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(event.id, deque()).append(future)
         self._order.append(future)
         try:
-            await self._send(Submit(token=self.token, event=event))
+            await self._send(Submit(token=self.token, event=event, propose=propose))
         except TrackerUnavailable:
             self._forget(event.id, future)
             raise

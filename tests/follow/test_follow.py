@@ -35,6 +35,7 @@ from tests.wsclient import recv, reply_to, send, submit
 from tracker.core.events import ByeRecorded, Event, ResultRecorded, TournamentOpened
 from tracker.core.standings import standings
 from tracker.follow import (
+    AT_ONCE,
     FileSource,
     Follower,
     HttpSource,
@@ -389,7 +390,9 @@ async def test_following_a_growing_pgn_emits_exactly_the_changes_and_ends_with_t
     games = [g for r in sorted(rounds) for g in rounds[r]]
     final_text = pgn(games)
     n = pgn_number
-    follower = Follower(HttpSource(url), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+    follower = Follower(
+        HttpSource(url), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token), confirm=AT_ONCE
+    )
     spectator = await watch(tracker_server, tid)
     try:
         # round 1 finished, round 2 under way: the tournament is opened from the PGN
@@ -443,7 +446,9 @@ async def test_following_a_growing_pgn_emits_exactly_the_changes_and_ends_with_t
         assert await updates(spectator, len(expected)) == expected
 
         # a restarted follower finds everything in place and submits nothing
-        fresh = Follower(HttpSource(url), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+        fresh = Follower(
+            HttpSource(url), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token), confirm=AT_ONCE
+        )
         try:
             result = await fresh.poll()
         finally:
@@ -601,7 +606,9 @@ async def test_following_a_trf_file_rewritten_round_by_round_ends_with_the_files
     def paired(last: int) -> set[int]:
         return set(range(1, 10)) if ahead == "all-rounds" else {last + 1}
 
-    follower = Follower(FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+    follower = Follower(
+        FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token), confirm=AT_ONCE
+    )
     spectator = await watch(tracker_server, tid)
     try:
         # round 1 done, round 2 paired with two games in
@@ -631,7 +638,9 @@ async def test_trf_corrections_removed_results_and_bye_changes_become_corrected_
 ) -> None:
     tid = "bye-cup"
     live = tmp_path / "bye-cup.trf"
-    follower = Follower(FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+    follower = Follower(
+        FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token), confirm=AT_ONCE
+    )
     spectator = await watch(tracker_server, tid)
 
     async def step(text: str, expected: list[tuple[Any, ...]]) -> None:
@@ -715,14 +724,14 @@ async def test_broker_follower_produces_the_opening_event_then_the_changes(
     monkeypatch.setattr(tracker.kafka.producer, "produce_events", produce_events)
     live = tmp_path / "bye-cup.trf"
     live.write_text(arbiter_trf(BYES, blocks_until(BYES, 1)), encoding="utf-8")
-    follower = Follower(FileSource(live), "bye-kafka", KafkaTracker("kafka://127.0.0.1:9092"))
+    follower = Follower(FileSource(live), "bye-kafka", KafkaTracker("kafka://127.0.0.1:9092"), confirm=AT_ONCE)
     first = await follower.poll()
     kinds = ["TournamentOpened", "ByeRecorded", "ResultRecorded", "ResultRecorded"]
     assert [type(e).__name__ for e in first.acked] == kinds
     assert produced == [first.acked[:1], first.acked[1:]]
     assert isinstance(first.acked[1], ByeRecorded)
     # a restarted broker follower cannot read the tracker: it re-sends the same ids, which change nothing
-    again = Follower(FileSource(live), "bye-kafka", KafkaTracker("kafka://127.0.0.1:9092"))
+    again = Follower(FileSource(live), "bye-kafka", KafkaTracker("kafka://127.0.0.1:9092"), confirm=AT_ONCE)
     assert [e.id for e in (await again.poll()).acked] == [e.id for e in first.acked]
 
 
@@ -743,7 +752,7 @@ async def test_a_broker_that_cannot_be_reached_is_retried_with_the_same_ids(
     monkeypatch.setattr(tracker.kafka.producer, "produce_events", produce_events)
     live = tmp_path / "bye-cup.trf"
     live.write_text(arbiter_trf(BYES, blocks_until(BYES, 1)), encoding="utf-8")
-    follower = Follower(FileSource(live), "bye-kafka", KafkaTracker("kafka://127.0.0.1:9092"))
+    follower = Follower(FileSource(live), "bye-kafka", KafkaTracker("kafka://127.0.0.1:9092"), confirm=AT_ONCE)
     with pytest.raises(TrackerUnavailable, match="cannot reach"):
         await follower.poll()
     assert len((await follower.poll()).acked) == 3
@@ -754,7 +763,9 @@ async def test_following_a_local_pgn_file(tracker_server: RunningTracker, tmp_pa
     tid = "sinq-pgn-file"
     live = tmp_path / "games.pgn"
     rounds = trf_games()
-    follower = Follower(FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+    follower = Follower(
+        FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token), confirm=AT_ONCE
+    )
     try:
         live.write_text(pgn(rounds[1] + pending(rounds[2])), encoding="utf-8")
         first = [shape(e) for e in (await follower.poll()).acked]
@@ -771,7 +782,9 @@ async def test_follow_reports_a_conflict_with_an_arbiters_entry_and_leaves_it_un
 ) -> None:
     tid = "bye-conflict"
     live = tmp_path / "bye-conflict.trf"
-    follower = Follower(FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token))
+    follower = Follower(
+        FileSource(live), tid, WebsocketTracker(tracker_server.ws_url, tracker_server.token), confirm=AT_ONCE
+    )
     try:
         live.write_text(arbiter_trf(BYES, blocks_until(BYES, 1), {2}), encoding="utf-8")
         assert len((await follower.poll()).acked) == 5

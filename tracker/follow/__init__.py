@@ -57,16 +57,19 @@ submits once and exits non-zero on any error, rejection or unmatched name.
 """
 
 from tracker.client import Acked, Rejected, TrackerUnavailable
-from tracker.follow.errors import FollowError, SourceError
-from tracker.follow.follower import Follower, PollResult, backoff, run_follow
+from tracker.follow.errors import BrokenRead, FollowError, SourceError
+from tracker.follow.follower import AT_ONCE, Confirm, Follower, PollResult, backoff, run_follow
 from tracker.follow.ledger import Ledger, View, view_of, view_of_rows
 from tracker.follow.names import StartList, name_key, token_key
-from tracker.follow.sources import FileSource, HttpSource, source_for
+from tracker.follow.sources import FileSource, HttpSource, Source, source_for
 from tracker.follow.trackers import Baseline, KafkaTracker, WebsocketTracker
 
 __all__ = [
+    "AT_ONCE",
     "Acked",
     "Baseline",
+    "BrokenRead",
+    "Confirm",
     "FileSource",
     "FollowError",
     "Follower",
@@ -75,6 +78,7 @@ __all__ = [
     "Ledger",
     "PollResult",
     "Rejected",
+    "Source",
     "SourceError",
     "StartList",
     "TrackerUnavailable",

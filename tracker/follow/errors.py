@@ -11,3 +11,7 @@ class FollowError(TrackerError):
 
 class SourceError(FollowError):
     """The source could not be read: HTTP error status, network failure, missing file."""
+
+
+class BrokenRead(SourceError):
+    """The source answered, but not with a whole PGN/TRF (cut in a game, an HTML error page): nothing of it is used."""

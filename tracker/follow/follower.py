@@ -15,15 +15,21 @@ from tracker.client import Acked, Rejected, Reply, TrackerUnavailable
 from tracker.core.audit import audit
 from tracker.core.errors import FormatError
 from tracker.core.events import (
+    ByeRecorded,
+    ByeVoided,
     Event,
+    ResultCorrected,
+    ResultRecorded,
+    ResultVoided,
 )
 from tracker.follow.boards import BoardFeed
 from tracker.follow.engine import Engine
-from tracker.follow.errors import FollowError
+from tracker.follow.errors import BrokenRead, FollowError
 from tracker.follow.ledger import Ledger, View, describe, view_of
 from tracker.follow.names import StartList
 from tracker.follow.sources import Source, _is_pgn, source_for
 from tracker.follow.trackers import KafkaTracker, Tracker, WebsocketTracker
+from tracker.follow.whole import why_broken
 from tracker.formats import TournamentFile, read_tournament_text
 from tracker.formats.progress import Progress, games_in_progress
 
@@ -33,6 +39,32 @@ if TYPE_CHECKING:
 log = logging.getLogger("tracker.follow")
 
 MAX_BACKOFF: Final = 60.0  # seconds between retries at most (or the interval, when longer)
+CONFIRM_READS: Final = 3  # consecutive whole reads that must say a result is gone or changed …
+CONFIRM_SECONDS: Final = 5.0  # … spanning at least this long, before follow acts on it
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    """When the source taking back or changing a result is believed.
+
+    A void or a correction (a game gone from the source, a result changed,
+    a bye gone or changed) is acted on only once ``reads`` consecutive whole
+    reads of the source said the same, the first and the last at least
+    ``seconds`` apart: a publisher's half-written upload, a file caught
+    mid-write or a broadcast tool's reshuffle lasts less than that.  A
+    confirmed correction is submitted; a confirmed void is a notice on the
+    arbiters' desk (the arbiter decides) unless ``trust_voids``, then it is
+    submitted.  New results are never held back: recording what the source
+    shows cannot be undone by a hiccup, only delayed.
+    """
+
+    reads: int = CONFIRM_READS
+    seconds: float = CONFIRM_SECONDS
+    trust_voids: bool = False
+
+
+#: Act on every read at once (the behaviour before confirmation; for tests of the diff itself).
+AT_ONCE: Final = Confirm(reads=1, seconds=0.0, trust_voids=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +98,13 @@ class Follower:
         *,
         override: bool = False,
         boards: BoardFeed | None = None,
+        confirm: Confirm = Confirm(),
     ) -> None:
         self.source = source
+        self.confirm = confirm
+        self.doubts: dict[str, tuple[float, int]] = {}  # a void or correction not yet confirmed → (first read, reads)
+        self.noticed: set[str] = set()  # confirmed voids put on the desk, not submitted
+        self.broken: str | None = None  # why the last read of the source was not whole
         self.feed = boards
         self.progress: list[Progress] = []  # the source's games in progress, as last read
         self.override = override
@@ -95,13 +132,12 @@ class Follower:
         :class:`FollowError` (the tracker refused to open the tournament).
         """
         text = await self.source.read()
+        now = asyncio.get_running_loop().time()
         if text is not None:
-            self.latest = read_tournament_text(text, self.source.name, self.tournament)
-            self.latest_is_pgn = _is_pgn(text, self.source.name)
-            self.progress = games_in_progress(text) if self.latest_is_pgn and self.feed is not None else []
-            self.settled = False
-            self._audit(self.latest)
-        if self.latest is None or self.settled:
+            self._take(text)
+        elif self.broken is not None:  # unchanged since a broken read (a 304 for the same error page): still broken
+            raise BrokenRead(f"{self.source.name}: {self.broken}")
+        if self.latest is None or (self.settled and not self.doubts):
             return PollResult(changed=text is not None, boards=await self._boards())
         tf = self.latest
         opened_now: list[Event] = []
@@ -120,6 +156,7 @@ class Follower:
         if self.previous is None:
             self.ledger.agree(view)
         events = [e for e in self.ledger.changes(self.previous, view) if e.id not in self.refused]
+        events = await self._confirmed(events, now)
         held: list[Event] = []
         if not self.override:
             events, held = self.ledger.hold(events)
@@ -130,13 +167,143 @@ class Follower:
             self._note(events, exc.replies)
             raise
         acked, rejected = self._note(events, replies)
-        self.previous = view
+        self.previous = self._kept(view)
         # held back: look again at the next poll (the arbiter may clear the way), reading the tracker afresh
-        self.settled = not held
+        self.settled = not held and not self.doubts
         if held:
             self.stale = self.tracker.can_read
         sent = await self._boards()
         return PollResult(True, tuple(opened_now) + acked, rejected, unmatched, tuple(held), sent)
+
+    def _take(self, text: str) -> None:
+        """A new version of the source: parse it, or note once why it is not whole and keep the last whole one.
+
+        Raises :class:`BrokenRead` for a read that is cut, an error page or
+        unreadable as a round robin: nothing of it is used, the previous
+        read stands and the next poll reads the source again.
+        """
+        pgn = _is_pgn(text, self.source.name)
+        why = why_broken(text, pgn=pgn)
+        tf: TournamentFile | None = None
+        if why is None:
+            try:
+                tf = read_tournament_text(text, self.source.name, self.tournament)
+            except FormatError as exc:
+                why = str(exc)
+        if tf is None:
+            assert why is not None
+            if why != self.broken:
+                log.warning(
+                    "follow: %s: read held back, nothing of it is used: %s; the last whole read stands",
+                    self.source.name,
+                    why,
+                )
+            self.broken = why
+            raise BrokenRead(f"{self.source.name}: {why}")
+        if self.broken is not None:
+            log.info("follow: %s reads whole again", self.source.name)
+            self.broken = None
+        self.latest = tf
+        self.latest_is_pgn = pgn
+        self.progress = games_in_progress(text) if pgn and self.feed is not None else []
+        self.settled = False
+        self._audit(tf)
+
+    async def _confirmed(self, events: list[Event], now: float) -> list[Event]:
+        """The events to submit now: new results at once, voids and corrections once confirmed (:class:`Confirm`).
+
+        A doubtful event is logged once when first seen; a confirmed void
+        without ``trust_voids`` goes to the desk as a notice, once, and is
+        not submitted.  Recordings that need the slot of a doubtful void
+        wait with it.  A doubt the source stops repeating is forgotten.
+        """
+        assert self.start is not None
+        confirm = self.confirm
+        out: list[Event] = []
+        seen: set[str] = set()
+        blocked: set[tuple[int, int]] = set()
+        for event in events:
+            if isinstance(event, ResultRecorded | ByeRecorded):
+                slots = (
+                    {(event.round, event.white), (event.round, event.black)}
+                    if isinstance(event, ResultRecorded)
+                    else {(event.round, event.player)}
+                )
+                if not slots & blocked:
+                    out.append(event)
+                continue
+            what = describe(event, self.start)
+            seen.add(what)
+            void = isinstance(event, ResultVoided | ByeVoided)
+            if what in self.noticed:
+                blocked.update(_slots(event))
+                continue
+            first, reads = self.doubts.get(what, (now, 0))
+            reads += 1
+            if reads >= confirm.reads and now - first >= confirm.seconds:
+                self.doubts.pop(what, None)
+                if void and not confirm.trust_voids:
+                    self.noticed.add(what)
+                    blocked.update(_slots(event))
+                    await self._propose(event, what, reads, now - first)
+                else:
+                    out.append(event)
+                continue
+            if what not in self.doubts:
+                then = "voided" if void and confirm.trust_voids else "corrected" if not void else "put to the arbiter"
+                log.warning(
+                    "follow: %s: %s held back: a whole read of the source says so, not yet %d over %g s; "
+                    "%s if it keeps saying so",
+                    self.source.name,
+                    what,
+                    confirm.reads,
+                    confirm.seconds,
+                    then,
+                )
+            self.doubts[what] = (first, reads)
+            if void:
+                blocked.update(_slots(event))
+        for what in [w for w in self.doubts if w not in seen]:
+            del self.doubts[what]
+            log.info("follow: %s: no longer says %s; nothing done", self.source.name, what)
+        self.noticed &= seen
+        return out
+
+    async def _propose(self, event: Event, what: str, reads: int, seconds: float) -> None:
+        """Put a void the source confirmed on the arbiters' desk instead of applying it."""
+        reason = (
+            f"follow: the source {self.source.name} no longer has this ({reads} reads over {seconds:.1f} s): "
+            "void it if the source is right (or run follow with --trust-voids)"
+        )
+        delivered = await self.tracker.propose(event, reason)
+        log.warning(
+            "follow: %s: %s at the source, confirmed by %d reads over %.1f s: not voided, %s "
+            "(run follow with --trust-voids to void what the source voids)",
+            self.source.name,
+            what,
+            reads,
+            seconds,
+            "a notice is on the arbiters' desk" if delivered else "the arbiter must decide",
+        )
+
+    def _kept(self, view: View) -> View:
+        """``view`` as the previous read for the next diff, with what the tracker still has that left the source.
+
+        A game (or bye) gone from the source but not voided (a doubt, or a
+        notice) stays in the previous read so that the next read still sees
+        it gone.
+        """
+        if self.previous is None or self.ledger is None:
+            return view
+        games = dict(view.games)
+        byes = dict(view.byes)
+        for key, outcome in self.previous.games.items():
+            if key not in games and key in self.ledger.games:
+                games[key] = outcome
+        for bye, kind in self.previous.byes.items():
+            if bye not in byes and bye in self.ledger.byes:
+                byes[bye] = kind
+        return View(games, byes, view.knows_short)
 
     async def _boards(self) -> int:
         """Send the boards of the games in progress that changed (after the results: a result ends a board)."""
@@ -257,10 +424,12 @@ class Follower:
         while not stop.is_set():
             try:
                 await self.poll()
+            except BrokenRead:
+                delay = interval  # the source answers: read it again at the usual pace (logged once, by poll)
             except (FollowError, TrackerUnavailable, FormatError) as exc:
                 failures += 1
                 delay = backoff(failures, interval)
-                log.warning("follow: %s; retrying in %.3g s (failure %d)", exc, delay, failures)
+                log.warning("follow: %s; retrying in %.3g s (failure %d)", exc, delay, failures)  # backed off
             else:
                 if failures:
                     log.info("follow: recovered after %d failed attempt(s)", failures)
@@ -268,9 +437,22 @@ class Follower:
                 delay = interval
                 if self.feed is not None and self.progress:  # games in progress: look as often as boards go
                     delay = min(interval, self.feed.interval)
+                if self.doubts:  # a doubt is settled by reading again, not by waiting a whole interval
+                    delay = min(delay, max(self.confirm.seconds / max(self.confirm.reads - 1, 1), 0.05))
             with suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
+
+
+def _slots(event: Event) -> set[tuple[int, int]]:
+    """The (round, player) slots a void or correction is about."""
+    match event:
+        case ResultVoided() | ResultCorrected() | ResultRecorded():
+            return {(event.round, event.white), (event.round, event.black)}
+        case ByeVoided() | ByeRecorded():
+            return {(event.round, event.player)}
+        case _:
+            return set()
 
 
 def backoff(failures: int, interval: float) -> float:
@@ -296,6 +478,9 @@ def run_follow(
     board_interval: float | None = None,
     engine: str | None = None,
     engine_nodes: int | None = None,
+    trust_voids: bool = False,
+    confirm_reads: int = CONFIRM_READS,
+    confirm_seconds: float = CONFIRM_SECONDS,
 ) -> int:
     """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
 
@@ -309,7 +494,9 @@ def run_follow(
     as conflicts and left.  ``board_interval`` (seconds; ``None``: no boards)
     sends the games in progress of a PGN source as boards, at most one per
     game per interval; ``engine`` (a UCI engine's path) evaluates the
-    positions the source does not, ``engine_nodes`` nodes each.  Without ``once``: follow until
+    positions the source does not, ``engine_nodes`` nodes each.  ``trust_voids``, ``confirm_reads`` and
+    ``confirm_seconds``: when a result the source takes back or changes is believed (:class:`Confirm`).
+    Without ``once``: follow until
     SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
     nothing a user could cause: errors are logged.
     """
@@ -334,11 +521,15 @@ def run_follow(
     if board_interval is not None and board_interval <= 0:
         log.error("tracker follow: --board-interval must be positive")
         return 2
+    if confirm_reads < 1 or confirm_seconds < 0:
+        log.error("tracker follow: --confirm-reads must be at least 1 and --confirm-seconds not negative")
+        return 2
+    confirm = Confirm(reads=confirm_reads, seconds=confirm_seconds, trust_voids=trust_voids)
     feed = None
     if board_interval is not None:
         uci = Engine(engine, nodes=engine_nodes) if engine else None
         feed = BoardFeed(tournament, interval=board_interval, engine=uci)
-    follower = Follower(source_for(source), tournament, tracker, override=override, boards=feed)
+    follower = Follower(source_for(source), tournament, tracker, override=override, boards=feed, confirm=confirm)
     if once:
         return asyncio.run(_once(follower))
     return asyncio.run(_forever(follower, interval))

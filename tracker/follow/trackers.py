@@ -60,6 +60,14 @@ class Tracker(Protocol):
         """
         ...
 
+    async def propose(self, event: Event, reason: str) -> bool:
+        """Put ``event`` on the arbiters' desk as a notice with ``reason``, not applied.
+
+        Returns whether a desk got it (a broker follower without ``--url``
+        has none).  Raises :class:`TrackerUnavailable`.
+        """
+        ...
+
     async def aclose(self) -> None:
         """Close connections; idempotent."""
         ...
@@ -111,6 +119,10 @@ class WebsocketTracker:
 
     async def submit_boards(self, boards: Sequence[BoardUpdated]) -> list[Reply]:
         return await self.client.submit_many(boards)
+
+    async def propose(self, event: Event, reason: str) -> bool:
+        reply = await self.client.submit(event, propose=reason[:300])
+        return not isinstance(reply, Acked)  # ``proposed`` (an older tracker would have applied it: acked)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -170,6 +182,9 @@ class KafkaTracker:
         except (BrokerError, OSError, TimeoutError) as exc:
             raise TrackerUnavailable(f"cannot produce boards to {self.broker}: {exc}") from None
         return [Acked(None) for _ in boards]
+
+    async def propose(self, event: Event, reason: str) -> bool:
+        return False if self.reader is None else await self.reader.propose(event, reason)
 
     async def aclose(self) -> None:
         if self.reader is not None:

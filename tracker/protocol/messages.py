@@ -72,11 +72,15 @@ class Unsubscribe(msgspec.Struct, frozen=True, tag="unsubscribe", tag_field="typ
 
 class Submit(msgspec.Struct, frozen=True, tag="submit", tag_field="type", forbid_unknown_fields=True):
     """An arbiter submits an event (or a `board_updated`, which never enters the results). The server
-    answers `ack` once the event is durable (a board: once it is kept), or `rejected`; `ref` is echoed back."""
+    answers `ack` once the event is durable (a board: once it is kept), or `rejected`; `ref` is echoed back.
+    With `propose` (a reason), the event is not applied: it goes on the arbiters' desk as a notice with code
+    `proposed` and that reason, and the answer is `rejected` (`proposed`): how `tracker follow` puts a void
+    its source made to the arbiter."""
 
     token: Token
     event: Submitted
     ref: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+    propose: Annotated[str, msgspec.Meta(min_length=1, max_length=300)] | None = None
 
 
 ClientMessage = Subscribe | Unsubscribe | Submit
@@ -431,6 +435,7 @@ def stakes_message(k: Stakes, c: Chances | None) -> bytes:
         "games": [
             {
                 "round": g.round,
+                "board": g.board,
                 "white": g.white,
                 "black": g.black,
                 "outcomes": [
