@@ -10,7 +10,6 @@ sentence and exit non-zero, never as a traceback.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from tracker.cli.commands import (
     cmd_worker,
     err,
 )
-from tracker.cli.logs import json_line, log_options
+from tracker.cli.logs import log_options
 from tracker.cli.words import asked_language, chosen, say
 from tracker.config import STALL_AFTER, Limits
 from tracker.core.errors import EventRejected, TrackerError
@@ -203,13 +202,6 @@ def parser() -> argparse.ArgumentParser:
         "--lines", metavar="PLACES", help="places that matter, e.g. 1,3 (1st, top 3): clinched/eliminated/open each"
     )
     p.add_argument("--playoff", action="store_true", help="a tie for 1st on points goes to a play-off")
-    p.add_argument("--prizes", metavar="P1,P2,…", help="prize money per place from the 1st, e.g. 1000,600,400")
-    p.add_argument(
-        "--sharing",
-        choices=["none", "average", "hort"],
-        default="hort",
-        help="how players equal on points share prizes: none (tie-breaks decide), average, hort (half each way)",
-    )
     p.set_defaults(run=cmd_standings)
 
     p = sub.add_parser(
@@ -390,30 +382,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except EventRejected as exc:  # the core's sentence, in the chosen language when it is a phrase
-        _fail(args, str(say(exc.said, args.language) if exc.said else exc))
+        err.print(f"tracker {args.command}: {say(exc.said, args.language) if exc.said else exc}", markup=False)
         return 1
     except TrackerError as exc:
-        _fail(args, str(exc))
+        err.print(f"tracker {args.command}: {exc}", markup=False)
         return 1
     except BrokenPipeError:  # the reader left (``tracker standings … | head``): nothing to say, as cat says nothing
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush at exit must not fail again
         return 1  # as rich does for the tables (Console.on_broken_pipe)
     except OSError as exc:
-        _fail(args, str(exc))
+        err.print(f"tracker {args.command}: {exc}", markup=False)
         return 1
     except KeyboardInterrupt:
         return 130
     return code
-
-
-def _fail(args: argparse.Namespace, sentence: str) -> None:
-    """The sentence a command ends with, on stderr: ``tracker CMD: …``, or a JSON record with ``--log-format json``."""
-    if getattr(args, "log_format", "text") == "json":
-        sys.stderr.write(json_line(f"tracker.{args.command}", logging.ERROR, sentence) + "\n")
-        sys.stderr.flush()
-    else:
-        err.print(f"tracker {args.command}: {sentence}", markup=False)
 
 
 if __name__ == "__main__":

@@ -435,7 +435,6 @@ def stakes_message(k: Stakes, c: Chances | None) -> bytes:
         "games": [
             {
                 "round": g.round,
-                "board": g.board,
                 "white": g.white,
                 "black": g.black,
                 "outcomes": [
