@@ -10,13 +10,22 @@ collected and flushed once per ``flush_every`` seconds, in a thread, by a
 task the store owns; the table holds at most one row per game being played,
 so it stays small whatever the traffic.  On start :meth:`BoardStore.load`
 gives the boards back, so a restart shows them again.
+
+A file that cannot be read as boards (garbage, a truncated copy, a
+directory in its place) is set aside, renamed ``boards.sqlite3.damaged-…``
+with one warning naming both, and a fresh one is made: the journal has the
+results, and the next board of each game says where it stands.  A file that
+vanishes (or is replaced) while the server runs is noticed at the next
+flush: a warning, and a fresh file from then on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
+import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -54,21 +63,85 @@ class BoardStore:
         self._dirty: dict[tuple[str, int, int, int], bytes | None] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._inode = 0  # of the file opened: another one at that path means it was deleted or replaced
 
     def open(self) -> None:
-        """Open (or create) the file.  Raises :class:`sqlite3.Error` when it cannot be."""
+        """Open (or create) the file; one that cannot be read as boards is set aside and a fresh one made
+        (see the module docstring).  Raises :class:`sqlite3.Error` or :class:`OSError` when even a fresh
+        one cannot be made (the directory is not writable)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = self._readable()
+
+    def _readable(self) -> sqlite3.Connection:
+        """The file opened, or, when it cannot be read as boards, set aside and a fresh one opened."""
+        try:
+            return self._connect()
+        except (sqlite3.Error, OSError) as exc:
+            aside = self._set_aside()
+            log.warning("%s could not be read as boards (%s): set aside as %s, a fresh one made", self.path, exc, aside)
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        """The file opened and read through once (a damaged one fails here, not at the first board)."""
+        if self.path.exists() and not self.path.is_file():
+            raise IsADirectoryError(f"not a file: {self.path}")
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(_SCHEMA)
-        self._db = db
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            (verdict,) = db.execute("PRAGMA quick_check").fetchone()
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {verdict}")
+            db.execute("SELECT count(*) FROM boards").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        self._inode = os.stat(self.path).st_ino
+        return db
+
+    def _set_aside(self) -> Path:
+        """Rename the file (and its WAL files) out of the way; the new name."""
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = aside.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+        if self.path.exists() or self.path.is_symlink():
+            self.path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            extra = self.path.with_name(self.path.name + suffix)
+            if extra.exists():
+                extra.rename(aside.with_name(aside.name + suffix))
+        return aside
+
+    def _still_there(self) -> None:
+        """Notice a file deleted or replaced since it was opened: warn, and write to a fresh one from now on."""
+        try:
+            same = os.stat(self.path).st_ino == self._inode
+        except OSError:
+            same = False
+        if same:
+            return
+        log.warning("%s vanished while running (deleted or replaced): a fresh one is made", self.path)
+        if self._db is not None:
+            with suppress(sqlite3.Error):
+                self._db.close()
+        self._db = self._readable()
 
     def load(self) -> list[BoardUpdated]:
         """Every board kept; a row that no longer decodes (written by another version) is skipped, logged."""
         assert self._db is not None, "open() first"
         boards = []
-        for (body,) in self._db.execute("SELECT body FROM boards ORDER BY tournament, round, white, black"):
+        try:
+            rows = self._db.execute("SELECT body FROM boards ORDER BY tournament, round, white, black").fetchall()
+        except sqlite3.Error as exc:  # damaged past what quick_check saw: set aside like a file that does not open
+            self._db.close()
+            aside = self._set_aside()
+            log.warning("%s could not be read as boards (%s): set aside as %s, a fresh one made", self.path, exc, aside)
+            self._db = self._connect()
+            return []
+        for (body,) in rows:
             try:
                 boards.append(decode_board(body))
             except DecodeError as exc:
@@ -115,10 +188,11 @@ class BoardStore:
             return
         try:
             await asyncio.to_thread(self._write, batch)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             log.warning("%s: %d boards not written: %s", self.path, len(batch), exc)
 
     def _write(self, batch: dict[tuple[str, int, int, int], bytes | None]) -> None:
+        self._still_there()
         assert self._db is not None
         with self._db:
             self._db.execute("BEGIN")
