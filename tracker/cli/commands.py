@@ -23,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from tracker.cli import words
 from tracker.cli.logs import configure_logging
 from tracker.cli.tables import print_table, provisional_notes
+from tracker.cli.teams import print_team_table
 from tracker.cli.words import of, say
 from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
 from tracker.core.audit import RANK, Disagreement
@@ -30,11 +31,15 @@ from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
 from tracker.core.events import Line, Rules
 from tracker.core.standings import standings
+from tracker.core.teams.standings import team_standings
+from tracker.core.teams.tiebreaks import parse_team_tiebreaks
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreak, parse_tiebreaks, rule_of
 from tracker.formats import TournamentFile, state_from
 from tracker.formats.files import read_file
+from tracker.formats.trf.read import team_setup_of
 from tracker.i18n import Catalogue, language
 from tracker.protocol import standings_json
+from tracker.protocol.shapes import team_rows_json
 
 console = Console(highlight=False)
 # soft_wrap: a message is one line however wide the terminal, and not cut at 80 columns when piped
@@ -49,7 +54,12 @@ def cmd_standings(args: argparse.Namespace) -> int:
     if args.after_round is not None:
         tf = tf.until_round(args.after_round)
     changes: dict[str, object] = {}
-    if args.tiebreaks:
+    teams = team_setup_of(tf, args.file)
+    team_codes: tuple[str, ...] | None = None
+    if args.tiebreaks and teams is not None:  # a team event: the codes are the team order, the players keep theirs
+        team_codes = parse_code_list(args.tiebreaks)
+        parse_team_tiebreaks(team_codes)
+    elif args.tiebreaks:
         codes = parse_code_list(args.tiebreaks)
         parse_tiebreaks(codes, tf.opened.rules)
         changes["tiebreaks"] = codes
@@ -65,8 +75,12 @@ def cmd_standings(args: argparse.Namespace) -> int:
         tf = dataclasses.replace(tf, opened=msgspec.structs.replace(tf.opened, **changes))
     state = state_from(tf)
     table = standings(state)
+    team_table = team_standings(state, teams, team_codes) if teams is not None else None
     if args.format == "json":
-        document: dict[str, object] = {**standings_json(table), "notes": [*tf.notes, *provisional_notes(state, table)]}
+        rows = standings_json(table)
+        if team_table is not None:
+            rows["teams"] = team_rows_json(team_table)
+        document: dict[str, object] = {**rows, "notes": [*tf.notes, *provisional_notes(state, table)]}
         if args.project:
             from tracker.core.projection import project
             from tracker.protocol import projection_json
@@ -81,6 +95,8 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
         sys.stdout.write(export_trf(state))
     else:
+        if team_table is not None:
+            print_team_table(team_table, table.name, console, of(args))
         print_table(table, console, state, of(args))
     return 0 if not args.project else _project(state, args)
 

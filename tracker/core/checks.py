@@ -270,7 +270,9 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
         raise InvalidPairing(MET(white=event.white, black=event.black, rounds=list(met), n=len(met)))
     per_cycle = rounds_needed(t.n, 1)
     cycle = (r - 1) // per_cycle
-    if any((m - 1) // per_cycle == cycle for m in met):
+    # a published schedule says itself who meets when (a team double round robin's boards meet twice within
+    # the players' first cycle): the cycle rule guards the events without one
+    if t.schedule is None and any((m - 1) // per_cycle == cycle for m in met):
         raise InvalidPairing(MET_IN_CYCLE(white=event.white, black=event.black, round=met[0]))
     if t.schedule is not None:
         pairs = t.schedule.get(r, set())

@@ -22,6 +22,7 @@ from tracker.core.projection import LineStatus, Projection, Scenario, Status
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import LineState
 from tracker.core.standings import Row, Standings
+from tracker.core.teams.standings import TeamStandings
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
 
 _encoder: Final = msgspec.json.Encoder(decimal_format="number")
@@ -43,6 +44,18 @@ class RowJSON(TypedDict):
     results: list[tuple[int, int, str, str]]
 
 
+class TeamRowJSON(TypedDict):
+    """One team's line in a team event's standings: ``team`` is its number in the file's team order; the
+    tie-breaks are keyed by the team order's codes (``MPTS``, ``GPTS``, ``EDE``, ``SB:MP`` …)."""
+
+    rank: int
+    team: int
+    name: str
+    match_points: float
+    game_points: float
+    tiebreaks: dict[str, float]
+
+
 class StandingsJSON(TypedDict):
     tournament: str
     name: str
@@ -52,6 +65,8 @@ class StandingsJSON(TypedDict):
     max_basis: str
     rules: str
     standings: list[RowJSON]
+    #: a team event's teams, beside the players' rows (:func:`team_rows_json`)
+    teams: NotRequired[list[TeamRowJSON]]
 
 
 def standings_json(s: Standings) -> StandingsJSON:
@@ -66,6 +81,21 @@ def standings_json(s: Standings) -> StandingsJSON:
         "rules": s.rules,
         "standings": [row_json(s.codes, row) for row in s.rows],
     }
+
+
+def team_rows_json(s: TeamStandings) -> list[TeamRowJSON]:
+    """The ``"teams"`` rows of a team event's standings, in standings order."""
+    return [
+        {
+            "rank": row.rank,
+            "team": row.team,
+            "name": row.name,
+            "match_points": _number(row.match_points),
+            "game_points": _number(row.game_points),
+            "tiebreaks": {code: _number(v) for code, v in zip(s.codes, row.tiebreaks, strict=True)},
+        }
+        for row in s.rows
+    ]
 
 
 def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Final
 
 from tracker.core.codes import RESULT_OF_CODES
+from tracker.core.crosstable import Tournament
 from tracker.core.errors import FormatError
 from tracker.core.events import (
     ByeRecorded,
@@ -19,6 +20,7 @@ from tracker.core.events import (
     Rules,
     TournamentOpened,
 )
+from tracker.core.teams import TeamSetup
 from tracker.formats.base import (
     TournamentFile,
     bye_id,
@@ -44,6 +46,7 @@ from tracker.formats.trf.records import (
     official,
     rules_of,
     scoring_of,
+    team_records,
     tiebreaks_of,
 )
 
@@ -258,12 +261,13 @@ def _tournament_file(
         rounds=rounds,
         scoring=scoring_of(header, path),
         tiebreaks=tiebreaks_of(header, path, chosen),
-        schedule=_schedule_of(lines, rounds, n, pending),
+        schedule=_schedule_of(lines, rounds, n, pending) or _team_schedule(header, lines, paired, path),
         records=tuple(header.records),
         rules=chosen,
     )
     tf, state = checked_file(path, opened, events, where, notes + _blank_notes(lines, decided, last, final, pending))
     tf = replace(tf, official=official(header, lines, opened, path))
+    _check_teams(tf, state, path)
     for pl in lines:
         score = state.units.points(state.score[state.index[pl.player.start_no]])
         if pl.points is not None and pl.points != score:
@@ -274,6 +278,29 @@ def _tournament_file(
                 f"add up to {points_text(score)}",
             )
     return tf
+
+
+def _team_schedule(
+    header: Header, lines: list[PlayerLine], paired: int, path: str
+) -> tuple[tuple[tuple[int, int], ...], ...] | None:
+    """A team file's board pairings, round by round, as far as the file pairs them (``None``: not a team file).
+
+    The players of a team event do not play a round robin of players: their rounds are the teams'.  The
+    schedule is what the file pairs (it lets a double team round robin's boards meet twice in the players'
+    first cycle: see :func:`tracker.core.checks.check_new_game`).
+    """
+    if team_records(header.records, path) is None:
+        return None
+    return tuple(
+        tuple(
+            sorted(
+                (pl.player.start_no, block.opponent)
+                for pl in lines
+                if (block := pl.block(r)) is not None and block.opponent > 0 and block.colour == "w"
+            )
+        )
+        for r in range(1, paired + 1)
+    )
 
 
 def _check_pending(pending: dict[int, dict[int, int]], by_no: dict[int, PlayerLine], path: str) -> None:
@@ -409,3 +436,70 @@ def _round_event(
         result=result,
         short=short,
     )
+
+
+def team_setup_of(tf: TournamentFile, path: str = "") -> TeamSetup | None:
+    """The team setup of a team event read from a TRF (``None`` for an individual event).
+
+    Read from the team records the opening event keeps verbatim (``013``/``310``, ``352``, ``362`` and a
+    ``202``/``212`` naming team codes: see :func:`~tracker.formats.trf.records.team_records`), so an
+    event opened from a file carries its teams wherever its opening event goes.  The board count is the
+    ``352`` sequence's length (without it, the largest line-up in a match); the team round robin is double
+    when the file says so (``092``/``192``) or has more rounds than one cycle needs.  Raises
+    :class:`FormatError` for a team record that does not read.
+    """
+    found = team_records(tf.opened.records, path or tf.opened.tournament)
+    if found is None:
+        return None
+    n = len(found.teams)
+    single = n - 1 if n % 2 == 0 else n
+    last = max((getattr(e, "round", 0) or 0 for e in tf.events), default=0)
+    cycles = 2 if tf.opened.format == "double" or last > single else 1
+    return TeamSetup(
+        teams=found.teams,
+        boards=len(found.colours),
+        colours=found.colours,
+        scoring=found.scoring,
+        rounds=max(single * cycles, last),
+        cycles=cycles,
+        tiebreaks=found.tiebreaks,
+    )
+
+
+def _check_teams(tf: TournamentFile, state: Tournament, path: str) -> None:
+    """Refuse a team file whose teams name unknown players, or whose boards in a round face two teams."""
+    setup = team_setup_of(tf, path)
+    if setup is None:
+        return
+    team_of: dict[int, int] = {}
+    for team in setup.teams:
+        for player in team.players:
+            if player not in state.index:
+                raise FormatError(
+                    path, 0, f"team {team.number} ({team.name}) lists player {player}, who has no 001 line"
+                )
+            team_of[state.index[player]] = team.number
+    for i, entries in enumerate(state.entries):
+        for r, e in entries.items():
+            if not e.is_game:
+                continue
+            if i not in team_of or e.opponent not in team_of:
+                who = state.start_nos[i] if i not in team_of else state.start_nos[e.opponent]
+                raise FormatError(path, 0, f"round {r}: player {who} plays a board game but is in no team")
+            if team_of[i] == team_of[e.opponent]:
+                raise FormatError(
+                    path,
+                    0,
+                    f"round {r}: players {state.start_nos[i]} and {state.start_nos[e.opponent]} "
+                    f"of team {team_of[i]} play each other",
+                )
+    for team in setup.teams:
+        faced: dict[int, set[int]] = {}
+        for player in team.players:
+            for r, e in state.entries[state.index[player]].items():
+                if e.is_game:
+                    faced.setdefault(r, set()).add(team_of[e.opponent])
+        for r, opponents in sorted(faced.items()):
+            if len(opponents) > 1:
+                shown = " and ".join(str(o) for o in sorted(opponents))
+                raise FormatError(path, 0, f"round {r}: the boards of team {team.number} face teams {shown}")

@@ -27,6 +27,7 @@ tracker's own records (``XX`` records, as JaVaFo's; other readers skip them):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -35,7 +36,9 @@ from typing import Final
 from tracker.core.audit import Official
 from tracker.core.errors import EventRejected, FormatError
 from tracker.core.events import DEFAULT_TIEBREAKS, Format, Rules, Scoring, TournamentOpened
-from tracker.core.tiebreaks import parse_code_list, parse_tiebreaks
+from tracker.core.teams.setup import DEFAULT_TEAM_TIEBREAKS, MatchScoring, Team
+from tracker.core.teams.tiebreaks import is_team_code
+from tracker.core.tiebreaks import parse_code_list, parse_tiebreak, parse_tiebreaks
 from tracker.formats.trf.columns import MAX_ROUNDS, PlayerLine, number, one_line, points_text
 
 MAX_RECORDS: Final = 100
@@ -143,16 +146,33 @@ def header_record(header: Header, code: str, line: str, line_no: int, path: str)
         header.withdrawals.append(Withdrawal(line_no, start_no, round_ or None, reason[:200]))
     elif code in ("202", "212"):
         codes = parse_code_list(value)
+        if team_order(codes):  # a team event's order (FIDE TEC codes): kept for the team setup and the export
+            keep(header, line, line_no, path)
+            return
         if code == "202":
             header.tiebreaks_202 = (line_no, codes)
         else:
             header.tiebreaks_212 = (line_no, codes)
     else:
+        if code in ("013", "310", "352", "362"):
+            check_team_record(code, line, line_no, path)
         if code in ("092", "192"):
             hint = format_hint(line)
             if hint is not None:
                 header.format_hint = hint
         keep(header, line, line_no, path)
+
+
+def team_order(codes: tuple[str, ...]) -> bool:
+    """Whether a 202/212 list is a team order: it names a code only the team table reads (``MPTS``, ``EDE`` …)."""
+    for code in codes:
+        if not is_team_code(code):
+            continue
+        try:
+            parse_tiebreak(code)
+        except EventRejected:
+            return True
+    return False
 
 
 def keep(header: Header, line: str, line_no: int, path: str) -> None:
@@ -332,3 +352,123 @@ def official(header: Header, lines: list[PlayerLine], opened: TournamentOpened, 
         for pl in lines
         if pl.rank is not None or pl.player.start_no in values
     )
+
+
+# -- team records (013, 310, 352, 362; a 202/212 team order) ------------------------------------
+
+_SCORING_362: Final = _SCORING_162
+#: 362 code → the MatchScoring field it sets (``A``: a match lost unplayed and a zero team bye; ``X`` ignored)
+_362_FIELDS: Final[dict[str, str]] = {"W": "win", "D": "draw", "L": "loss", "A": "unplayed", "P": "pab"}
+_COLOURS: Final = re.compile(r"[WBwb]+")
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRecords:
+    """What a file's team records say: the teams (``310`` when present, else ``013``), ``352``, ``362``, the order."""
+
+    teams: tuple[Team, ...]
+    colours: str
+    scoring: MatchScoring
+    tiebreaks: tuple[str, ...]
+
+
+def _team_players(line: str, first: int, line_no: int, path: str) -> tuple[int, ...]:
+    """The start numbers every 5 columns from 0-based column ``first`` (a 4-column field each; blank or 0: none)."""
+    players = []
+    for at in range(first, len(line), 5):
+        text = line[at : at + 4].strip()
+        if not text:
+            continue
+        if not text.isdigit():
+            raise FormatError(
+                path, line_no, f"team record: {text!r} in columns {at + 1}-{at + 4} is not a start number"
+            )
+        if int(text):
+            players.append(int(text))
+    return tuple(players)
+
+
+def team_records(records: Sequence[str], path: str) -> TeamRecords | None:
+    """The team records among ``records`` (the lines a TRF keeps verbatim), or ``None`` for an individual event.
+
+    ``013``: columns 5–36 the team's name, then its players' start numbers in board order every 5 columns
+    (37–40, 42–45, …); the teams are numbered in file order.  ``310`` (TRF26; replaces ``013`` when
+    present): columns 5–7 the team's number, 9–40 its name, the players from columns 74–77 on.  ``352``
+    the first-named team's colour on each board (its length is the board count); ``362`` the match points
+    (``W``, ``D``, ``L``, ``A``, ``P`` as in ``162``); a ``202``/``212`` naming team codes the team order
+    (the later one wins, as for players).  Raises :class:`FormatError` for a record that does not read.
+    """
+    found = _TeamLines()
+    for line in records:
+        team_record(found, line[:3], line, 0, path)
+    teams = found.teams_310 or found.teams_013
+    if not teams:
+        return None
+    teams.sort(key=lambda team: team.number)
+    seen: dict[int, int] = {}
+    for team in teams:
+        for player in team.players:
+            other = seen.setdefault(player, team.number)
+            if other != team.number:
+                raise FormatError(path, 0, f"player {player} is in team {other} and in team {team.number}")
+    s = found.scoring
+    d = MatchScoring()
+    scoring = MatchScoring(
+        win=s.get("win", d.win),
+        draw=s.get("draw", d.draw),
+        loss=s.get("loss", d.loss),
+        unplayed=s.get("unplayed", d.unplayed),
+        pab=s.get("pab"),
+    )
+    return TeamRecords(tuple(teams), found.colours, scoring, found.order)
+
+
+@dataclass(slots=True)
+class _TeamLines:
+    teams_013: list[Team] = field(default_factory=list)
+    teams_310: list[Team] = field(default_factory=list)
+    colours: str = ""
+    scoring: dict[str, Fraction] = field(default_factory=dict)
+    order: tuple[str, ...] = DEFAULT_TEAM_TIEBREAKS
+
+
+def team_record(found: _TeamLines, code: str, line: str, line_no: int, path: str) -> None:
+    """Read one team record into ``found`` (other records are skipped); raises :class:`FormatError`."""
+    if code == "013":
+        name = line[4:36].strip()
+        found.teams_013.append(Team(len(found.teams_013) + 1, name, _team_players(line, 36, line_no, path)))
+    elif code == "310":
+        text = line[4:7].strip()
+        if not text.isdigit():
+            raise FormatError(path, line_no, f"310: the team number in columns 5-7 is {text!r}")
+        found.teams_310.append(Team(int(text), line[8:40].strip(), _team_players(line, 73, line_no, path)))
+    elif code == "352":
+        colours = line[4:].strip()
+        if not _COLOURS.fullmatch(colours):
+            raise FormatError(path, line_no, f"352: the colour sequence {colours!r} is not made of W and B")
+        found.colours = colours.upper()
+    elif code == "362":
+        _match_scoring(line[4:], found.scoring, line_no, path)
+    elif code in ("202", "212"):
+        codes = parse_code_list(line[4:].strip())
+        if team_order(codes):
+            found.order = codes
+
+
+def check_team_record(code: str, line: str, line_no: int, path: str) -> None:
+    """Raise :class:`FormatError` (with the file's line) for a team record that does not read."""
+    team_record(_TeamLines(), code, line, line_no, path)
+
+
+def _match_scoring(value: str, found: dict[str, Fraction], line_no: int, path: str) -> None:
+    position = 0
+    while position < len(value) and value[position:].strip():
+        match = _SCORING_362.match(value, position)
+        if match is None:
+            raise FormatError(path, line_no, f"cannot read the match scoring (362) at {value[position:][:12]!r}")
+        name = match.group(1).upper()
+        if name not in _362_FIELDS and name != "X":
+            raise FormatError(path, line_no, f"unknown match scoring code {name!r} in 362")
+        if name in _362_FIELDS:
+            found[_362_FIELDS[name]] = Fraction(Decimal(match.group(2)))
+        position = match.end()
