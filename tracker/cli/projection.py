@@ -5,20 +5,20 @@ from __future__ import annotations
 from typing import Final
 
 from rich.console import Console
-from rich.table import Table
 
-from tracker.cli.tables import NUMBER, PLAYER
+from tracker.cli.tables import NUMBER, PLAYER, Grid
 from tracker.cli.words import say
 from tracker.core.crosstable import Tournament
 from tracker.core.phrases import phrase, plural
 from tracker.core.projection import Projection, Scenario, project
 from tracker.i18n import Catalogue, language
 
-_STATUS_MARK = {"clinched": "[green]✔[/]", "eliminated": "[red]✘[/]", "open": "[yellow]?[/]"}
+#: Plain marks: :class:`~tracker.cli.tables.Grid` colours them on a terminal.
+_STATUS_MARK = {"clinched": "✔", "eliminated": "✘", "open": "?"}
 _RESULT_WORDS = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
 #: One character per game of a scenario: White wins, draw, Black wins, forfeits.
 _RESULT_MARK = {"1-0": "1", "1/2-1/2": "=", "0-1": "0", "+-": "+", "-+": "-", "--": "x"}
-_LINE_MARK = {"clinched": "[green]✔[/]", "eliminated": "[red]✘[/]", "open": "[yellow]?[/]", "unknown": "[dim]…[/]"}
+_LINE_MARK = {"clinched": "✔", "eliminated": "✘", "open": "?", "unknown": "…"}
 
 
 def scenario_marks(scenario: Scenario | None) -> str:
@@ -92,9 +92,7 @@ def print_projection(t: Tournament, console: Console, lang: Catalogue | None = N
         return p
     remain = say(REMAIN(n=p.remaining, kind=kind, line=float(p.line)), lang)
     console.print(f"[bold]{say(PROJECTION(), lang)}[/] {remain}")
-    table = Table(title=say(PLAYERS_TITLE(), lang))
-    for k, column in enumerate(COLUMNS):
-        table.add_column(say(column(), lang), justify="right" if k in (0, 2, 3, 4) else "left")
+    table = Grid(say(PLAYERS_TITLE(), lang), [say(c(), lang) for c in COLUMNS], [k in (0, 2, 3, 4) for k in range(7)])
     for pl in p.players:
         opponents = " ".join(f"{o.start_no}{_STATUS_MARK[o.status]}" for o in pl.opponents)
         r = pl.reached
@@ -107,13 +105,11 @@ def print_projection(t: Tournament, console: Console, lang: Catalogue | None = N
             opponents,
             f"{scenario_marks(r['rank_best'].scenario)} / {scenario_marks(r['rank_worst'].scenario)}",
         )
-    console.print(table)
+    table.print(console)
     console.print(say(SCENARIOS(), lang))
     if p.lines or p.playoff:
         _print_lines(p, names, console, lang)
-    games = Table(title=say(GAMES_TITLE(), lang))
-    for k, column in enumerate(GAME_COLUMNS):
-        games.add_column(say(column(), lang), justify="right" if k == 0 else "left")
+    games = Grid(say(GAMES_TITLE(), lang), [say(c(), lang) for c in GAME_COLUMNS], [k == 0 for k in range(5)])
     for g in p.games:
         label = f"{names[g.white]} – {names[g.black]}"
         for k, outcome in enumerate(g.outcomes):
@@ -122,19 +118,18 @@ def print_projection(t: Tournament, console: Console, lang: Catalogue | None = N
             games.add_row(
                 str(g.round or "?") if k == 0 else "", label if k == 0 else "", _RESULT_WORDS[outcome.result], ks, ranks
             )
-    console.print(games)
+    games.print(console)
     return p
 
 
 def _print_lines(p: Projection, names: dict[int, str], console: Console, lang: Catalogue) -> None:
     """Per player and declared line: ✔ clinched, ✘ eliminated, ? open (with a scenario inside / outside)."""
-    lines = Table(title=say((LINES_TITLE_PLAYOFF if p.playoff else LINES_TITLE)(), lang))
-    lines.add_column(say(COLUMNS[0](), lang), justify="right")
-    lines.add_column(say(COLUMNS[1](), lang))
-    for _, name in p.lines:
-        lines.add_column(name)
+    headers = [say(COLUMNS[0](), lang), say(COLUMNS[1](), lang), *(name for _, name in p.lines)]
     if p.playoff:
-        lines.add_column(say(PLAYOFF_COLUMN(), lang))
+        headers.append(say(PLAYOFF_COLUMN(), lang))
+    lines = Grid(
+        say((LINES_TITLE_PLAYOFF if p.playoff else LINES_TITLE)(), lang), headers, [True] + [False] * (len(headers) - 1)
+    )
     for pl in p.players:
         cells = [str(pl.start_no), names[pl.start_no]]
         for line in pl.lines:
@@ -149,4 +144,4 @@ def _print_lines(p: Projection, names: dict[int, str], console: Console, lang: C
             cell = _STATUS_MARK[po.status] + (f" {scenario_marks(po.scenario)}" if po.status == "open" else "")
             cells.append(cell + (" " + say(TIED_FIRST(), lang) if po.secured else ""))
         lines.add_row(*cells)
-    console.print(lines)
+    lines.print(console)

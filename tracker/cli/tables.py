@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Final
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -111,3 +114,131 @@ def print_table(s: Standings, console: Console, state: Tournament | None = None,
         if in_group:
             note = PLACE_NOTE_PROVISIONAL if marked.get(code) else PLACE_NOTE
             console.print(say(note(code=code), lang))
+
+
+# -- big tables -------------------------------------------------------------------
+#
+# rich lays a table out by measuring and wrapping every cell as a renderable, twice; a projection's
+# tables have a row per player (with up to n − 1 opponents in one cell) and three per pending game,
+# which for a fresh 200-player round robin is 60,000 rows and took eight times the CPU of the same
+# projection as JSON.  :class:`Grid` draws the same box (rich's heavy head) from plain strings, word
+# wrapping only the cells that do not fit.
+
+_MARK_STYLES: Final = (
+    (re.compile("✔"), "\x1b[32m✔\x1b[0m"),
+    (re.compile("✘"), "\x1b[31m✘\x1b[0m"),
+    (re.compile(r"(?<=\d)\?"), "\x1b[33m?\x1b[0m"),
+    (re.compile("…"), "\x1b[2m…\x1b[0m"),
+)
+
+
+def _width(text: str) -> int:
+    return len(text) if text.isascii() else cell_len(text)
+
+
+def _chop(word: str, width: int) -> list[str]:
+    """A word wider than ``width`` cut into pieces of at most ``width`` cells."""
+    pieces, piece = [], ""
+    for ch in word:
+        if piece and _width(piece + ch) > width:
+            pieces.append(piece)
+            piece = ""
+        piece += ch
+    return [*pieces, piece]
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` word-wrapped to lines of at most ``width`` cells (a longer word is cut)."""
+    if _width(text) <= width:
+        return [text]
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        for piece in _chop(word, width) if _width(word) > width else [word]:
+            joined = f"{line} {piece}" if line else piece
+            if _width(joined) <= width:
+                line = joined
+            else:
+                lines.append(line)
+                line = piece
+    return [*lines, line]
+
+
+@dataclass
+class Grid:
+    """A table of plain-string cells, printed in rich's heavy-head box; marks (✔ ✘ ?) coloured on a terminal."""
+
+    title: str
+    headers: list[str]
+    right: list[bool]
+    rows: list[list[str]] = field(default_factory=list)
+
+    def add_row(self, *cells: str) -> None:
+        self.rows.append(list(cells))
+
+    def widths(self, available: int) -> list[int]:
+        """Each column's width: its widest cell, the widest columns narrowed (never below their longest word,
+        unless even those do not fit) until the table fits in ``available`` cells."""
+        k = len(self.headers)
+        natural = [_width(h) for h in self.headers]
+        least = [max(map(_width, h.split(" "))) for h in self.headers]
+        for row in self.rows:
+            for c, cell in enumerate(row):
+                w = _width(cell)
+                if w > natural[c]:
+                    natural[c] = w
+                if w > least[c]:
+                    least[c] = max(least[c], max(map(_width, cell.split(" "))))
+        room = available - 3 * k - 1
+        widths = list(natural)
+        floors = least if sum(least) <= room else [1] * k
+        while sum(widths) > room:
+            wide = max((c for c in range(k) if widths[c] > floors[c]), key=lambda c: widths[c], default=None)
+            if wide is None:
+                break
+            others = [widths[c] for c in range(k) if c != wide and widths[c] < widths[wide]]
+            # the widest column down to the next widest, its floor, or just what fits (each < its width)
+            widths[wide] = max(max(others, default=0), floors[wide], widths[wide] - (sum(widths) - room))
+        return widths
+
+    def lines(self, available: int) -> list[str]:
+        """The table as text lines (title centred above it), at most ``available`` cells wide."""
+        widths = self.widths(available)
+        total = sum(widths) + 3 * len(widths) + 1
+
+        def edge(left: str, fill: str, cross: str, right: str) -> str:
+            return left + cross.join(fill * (w + 2) for w in widths) + right
+
+        def block(cells: list[str], bar: str) -> list[str]:
+            wrapped = [wrap(cell, w) for cell, w in zip(cells, widths, strict=True)]
+            height = max(len(w) for w in wrapped)
+            out = []
+            for i in range(height):
+                parts = []
+                for c, w in enumerate(widths):
+                    text = wrapped[c][i] if i < len(wrapped[c]) else ""
+                    pad = " " * (w - _width(text))
+                    parts.append(pad + text if self.right[c] else text + pad)
+                out.append(f"{bar} " + f" {bar} ".join(parts) + f" {bar}")
+            return out
+
+        out = []
+        for line in wrap(self.title, total):
+            excess = total - _width(line)
+            out.append(" " * (excess // 2) + line + " " * (excess - excess // 2))
+        out.append(edge("┏", "━", "┳", "┓"))
+        out += block(self.headers, "┃")
+        out.append(edge("┡", "━", "╇", "┩"))
+        for row in self.rows:
+            out += block(row, "│")
+        out.append(edge("└", "─", "┴", "┘"))
+        return out
+
+    def print(self, console: Console) -> None:
+        """Write the table to ``console``'s file in one go (rich's console for everything around it)."""
+        text = "\n".join(self.lines(console.width)) + "\n"
+        if console.color_system is not None and not console.no_color:
+            for pattern, styled in _MARK_STYLES:
+                text = pattern.sub(styled, text)
+        console.file.write(text)
+        console.file.flush()
