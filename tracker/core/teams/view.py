@@ -143,7 +143,11 @@ def team_view(t: Tournament, setup: TeamSetup) -> TeamView:
             if present:
                 present.sort(key=lambda i: (_absent(t.entries[i][r]), position[i]))
                 lineup[(k, r)] = present
-    boards = setup.boards or max((len(v) for v in lineup.values()), default=0)
+    # without 352 the board count is the most board games a team played in one round (an absent player's
+    # zero bye is no board)
+    boards = setup.boards or max(
+        (sum(1 for i in v if t.entries[i][r].is_game) for (_, r), v in lineup.items()), default=0
+    )
     needed = [min(boards, len(m)) for m in members]
     sides: list[dict[int, Side]] = [{} for _ in range(n)]
     matches: list[Match] = []
