@@ -452,10 +452,10 @@ async def test_following_a_growing_pgn_emits_exactly_the_changes_and_ends_with_t
         try:
             result = await fresh.poll()
         finally:
-            await fresh.tracker.aclose()
+            await fresh.aclose()
         assert result.changed and result.acked == () and result.rejected == ()
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()
         await spectator.close()
 
     page = http_json(tracker_server, f"/api/tournaments/{tid}/standings")
@@ -627,7 +627,7 @@ async def test_following_a_trf_file_rewritten_round_by_round_ends_with_the_files
             assert await updates(spectator, len(new)) == recorded(new, int)
         assert (await follower.poll()).acked == ()
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()
         await spectator.close()
     page = http_json(tracker_server, f"/api/tournaments/{tid}/standings")
     assert comparable(page["standings"]) == comparable(offline_rows(SINQUEFIELD))
@@ -700,7 +700,7 @@ async def test_trf_corrections_removed_results_and_bye_changes_become_corrected_
             ],
         )
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()
         await spectator.close()
     page = http_json(tracker_server, f"/api/tournaments/{tid}/standings")
     assert comparable(page["standings"]) == comparable(offline_rows(BYES))
@@ -774,7 +774,7 @@ async def test_following_a_local_pgn_file(tracker_server: RunningTracker, tmp_pa
         live.write_text(pgn(rounds[1] + rounds[2]), encoding="utf-8")
         assert [shape(e) for e in (await follower.poll()).acked] == recorded(rounds[2], pgn_number)
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()
 
 
 async def test_follow_reports_a_conflict_with_an_arbiters_entry_and_leaves_it_unless_told_to_override(
@@ -824,4 +824,4 @@ async def test_follow_reports_a_conflict_with_an_arbiters_entry_and_leaves_it_un
             ("result_recorded", 2, 1, 2, "1-0"),
         ]
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()

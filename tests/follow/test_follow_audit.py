@@ -41,4 +41,4 @@ async def test_follow_reports_official_places_that_disagree_and_when_they_agree_
         await follower.poll()
         assert any("official standings agree" in r.getMessage() for r in caplog.records)
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()

@@ -97,7 +97,7 @@ async def test_following_a_live_pgn_pushes_boards_and_live_messages_and_a_result
         assert after["boards"][0]["white"] == pgn_number(playing[1][1])
         await watcher.close()
     finally:
-        await follower.tracker.aclose()
+        await follower.aclose()
 
 
 @pytest.mark.skipif(STOCKFISH is None and not os.environ.get("TRACKER_REQUIRE_ENGINE"), reason="no stockfish")
@@ -152,4 +152,4 @@ async def test_an_engine_evaluates_what_the_feed_does_not_and_follow_outlives_it
         await watcher.close()
     finally:
         await engine.aclose()
-        await follower.tracker.aclose()
+        await follower.aclose()

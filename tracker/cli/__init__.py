@@ -308,6 +308,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="S",
         help="... spanning at least S seconds (default 5)",
     )
+    p.add_argument(
+        "--read-deadline",
+        type=float,
+        default=20.0,
+        metavar="S",
+        help="an HTTP source's whole read (connect, headers, body) must end within S seconds (default 20)",
+    )
     _kafka_options(p)
     log_options(p, level="info")
     p.set_defaults(run=cmd_follow)

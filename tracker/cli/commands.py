@@ -482,6 +482,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
         trust_voids=args.trust_voids,
         confirm_reads=args.confirm_reads,
         confirm_seconds=args.confirm_seconds,
+        read_deadline=args.read_deadline,
     )
 
 

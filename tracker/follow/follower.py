@@ -27,7 +27,7 @@ from tracker.follow.engine import Engine
 from tracker.follow.errors import BrokenRead, FollowError
 from tracker.follow.ledger import Ledger, View, describe, view_of
 from tracker.follow.names import StartList
-from tracker.follow.sources import Source, _is_pgn, source_for
+from tracker.follow.sources import HTTP_TIMEOUT, Source, _is_pgn, source_for
 from tracker.follow.trackers import KafkaTracker, Tracker, WebsocketTracker
 from tracker.follow.whole import why_broken
 from tracker.formats import TournamentFile, read_tournament_text
@@ -174,6 +174,13 @@ class Follower:
             self.stale = self.tracker.can_read
         sent = await self._boards()
         return PollResult(True, tuple(opened_now) + acked, rejected, unmatched, tuple(held), sent)
+
+    async def aclose(self) -> None:
+        """Close the source's connections, the engine and the tracker's connection; idempotent."""
+        if self.feed is not None and self.feed.engine is not None:
+            await self.feed.engine.aclose()
+        await self.source.aclose()
+        await self.tracker.aclose()
 
     def _take(self, text: str) -> None:
         """A new version of the source: parse it, or note once why it is not whole and keep the last whole one.
@@ -481,6 +488,7 @@ def run_follow(
     trust_voids: bool = False,
     confirm_reads: int = CONFIRM_READS,
     confirm_seconds: float = CONFIRM_SECONDS,
+    read_deadline: float = HTTP_TIMEOUT,
 ) -> int:
     """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
 
@@ -496,6 +504,7 @@ def run_follow(
     game per interval; ``engine`` (a UCI engine's path) evaluates the
     positions the source does not, ``engine_nodes`` nodes each.  ``trust_voids``, ``confirm_reads`` and
     ``confirm_seconds``: when a result the source takes back or changes is believed (:class:`Confirm`).
+    ``read_deadline``: seconds a whole read of an HTTP source may take.
     Without ``once``: follow until
     SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
     nothing a user could cause: errors are logged.
@@ -521,6 +530,9 @@ def run_follow(
     if board_interval is not None and board_interval <= 0:
         log.error("tracker follow: --board-interval must be positive")
         return 2
+    if read_deadline <= 0:
+        log.error("tracker follow: --read-deadline must be positive")
+        return 2
     if confirm_reads < 1 or confirm_seconds < 0:
         log.error("tracker follow: --confirm-reads must be at least 1 and --confirm-seconds not negative")
         return 2
@@ -529,7 +541,9 @@ def run_follow(
     if board_interval is not None:
         uci = Engine(engine, nodes=engine_nodes) if engine else None
         feed = BoardFeed(tournament, interval=board_interval, engine=uci)
-    follower = Follower(source_for(source), tournament, tracker, override=override, boards=feed, confirm=confirm)
+    follower = Follower(
+        source_for(source, deadline=read_deadline), tournament, tracker, override=override, boards=feed, confirm=confirm
+    )
     if once:
         return asyncio.run(_once(follower))
     return asyncio.run(_forever(follower, interval))
@@ -565,6 +579,4 @@ async def _forever(follower: Follower, interval: float) -> int:
 
 
 async def _close(follower: Follower) -> None:
-    if follower.feed is not None and follower.feed.engine is not None:
-        await follower.feed.engine.aclose()
-    await follower.tracker.aclose()
+    await follower.aclose()

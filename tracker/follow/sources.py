@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import gzip
 import hashlib
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
+import zlib
 from contextlib import suppress
-from dataclasses import dataclass
-from email.message import Message
 from pathlib import Path
 from typing import Final, Protocol
+
+import aiohttp
 
 from tracker.follow.errors import SourceError
 
 MAX_BODY: Final = 64 * 1024 * 1024  # bytes of a PGN/TRF source we accept
-HTTP_TIMEOUT: Final = 20.0
+HTTP_TIMEOUT: Final = 20.0  # seconds for a whole read of an HTTP source (--read-deadline)
 
 
 class Source(Protocol):
@@ -33,6 +31,10 @@ class Source(Protocol):
         """
         ...
 
+    async def aclose(self) -> None:
+        """Close connections; idempotent."""
+        ...
+
 
 def _decode(data: bytes, charset: str | None = None) -> str:
     """Text of a PGN/TRF: the given charset, else UTF-8, else Latin-1 (older arbiter programs)."""
@@ -43,67 +45,97 @@ def _decode(data: bytes, charset: str | None = None) -> str:
     return data.decode("latin-1")
 
 
-@dataclass(slots=True)
-class _Response:
-    status: int
-    body: bytes = b""
-    headers: Message | None = None
-
-
 class HttpSource:
-    """A PGN (or TRF) published over HTTP(S), polled with conditional requests.
+    """A PGN (or TRF) published over HTTP(S), polled with conditional requests, bounded against any server.
 
     Sends ``If-None-Match`` (the last ``ETag``) and ``If-Modified-Since``
     (the last ``Last-Modified``); a ``304`` or a body whose hash has not
-    changed reads as "unchanged".  Accepts gzip.  The blocking request runs
-    in a thread, bounded by ``timeout``.
+    changed reads as "unchanged".  Accepts gzip, decompressed as it arrives
+    and refused once it passes :data:`MAX_BODY` (the cap holds for the
+    decompressed text, not only for the bytes on the wire).  A whole read —
+    connecting, headers, every byte of the body — must end within
+    ``deadline`` seconds (one byte every few seconds does not keep it
+    alive).  Every failure is one :class:`SourceError` line.
     """
 
-    def __init__(self, url: str, *, timeout: float = HTTP_TIMEOUT) -> None:
+    def __init__(self, url: str, *, deadline: float = HTTP_TIMEOUT, limit: int = MAX_BODY) -> None:
         self.url = url
         self.name = urllib.parse.urlsplit(url).path or url
-        self.timeout = timeout
+        self.deadline = deadline
+        self.limit = limit
         self.etag: str | None = None
         self.last_modified: str | None = None
         self.digest: str | None = None
+        self._session: aiohttp.ClientSession | None = None
 
     async def read(self) -> str | None:
-        response = await asyncio.to_thread(self._fetch)
-        if response.status == 304 or response.headers is None:
-            return None
-        digest = hashlib.sha256(response.body).hexdigest()
-        self.etag = response.headers.get("ETag") or None
-        self.last_modified = response.headers.get("Last-Modified") or None
+        try:
+            async with asyncio.timeout(self.deadline):
+                return await self._read()
+        except TimeoutError:
+            raise SourceError(f"{self.url}: no whole answer within {self.deadline:g} s") from None
+        except aiohttp.ClientError as exc:
+            raise SourceError(f"{self.url}: {exc or type(exc).__name__}") from None
+        except (OSError, ValueError) as exc:
+            raise SourceError(f"{self.url}: {exc}") from None
+
+    async def _read(self) -> str | None:
+        headers = {"User-Agent": "tracker-follow", "Accept-Encoding": "gzip"}
+        if self.etag:
+            headers["If-None-Match"] = self.etag
+        if self.last_modified:
+            headers["If-Modified-Since"] = self.last_modified
+        if self._session is None:
+            self._session = aiohttp.ClientSession(auto_decompress=False)
+        async with self._session.get(self.url, headers=headers, allow_redirects=True) as reply:
+            if reply.status == 304:
+                return None
+            if reply.status >= 400:
+                raise SourceError(f"{self.url}: HTTP {reply.status} {reply.reason or ''}".rstrip())
+            body = await bounded_body(reply.content, reply.headers.get("Content-Encoding"), self.url, self.limit)
+            etag = reply.headers.get("ETag") or None
+            modified = reply.headers.get("Last-Modified") or None
+            charset = reply.charset
+        digest = hashlib.sha256(body).hexdigest()
+        self.etag, self.last_modified = etag, modified
         if digest == self.digest:
             return None
         self.digest = digest
-        return _decode(response.body, response.headers.get_content_charset())
+        return _decode(body, charset)
 
-    def _fetch(self) -> _Response:
-        request = urllib.request.Request(self.url, headers={"User-Agent": "tracker-follow", "Accept-Encoding": "gzip"})
-        if self.etag:
-            request.add_header("If-None-Match", self.etag)
-        if self.last_modified:
-            request.add_header("If-Modified-Since", self.last_modified)
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as reply:
-                body = reply.read(MAX_BODY + 1)
-                headers: Message = reply.headers
-        except urllib.error.HTTPError as exc:
-            if exc.code == 304:
-                return _Response(304)
-            raise SourceError(f"{self.url}: HTTP {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            raise SourceError(f"{self.url}: {reason}") from None
-        if len(body) > MAX_BODY:
-            raise SourceError(f"{self.url}: larger than {MAX_BODY} bytes")
-        if (headers.get("Content-Encoding") or "").lower() == "gzip":
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+async def bounded_body(content: aiohttp.StreamReader, encoding: str | None, url: str, limit: int) -> bytes:
+    """The body, decompressed (gzip) as it arrives; :class:`SourceError` once it passes ``limit`` bytes.
+
+    The compressed bytes are bounded too (by ``limit``): memory stays
+    within about twice the limit whatever the server sends.
+    """
+    gzipped = (encoding or "").strip().lower() in ("gzip", "x-gzip")
+    inflate = zlib.decompressobj(wbits=31) if gzipped else None
+    parts: list[bytes] = []
+    size = wire = 0
+    too_large = f"{url}: larger than {limit} bytes{' once decompressed' if gzipped else ''}: refused"
+    async for chunk in content.iter_chunked(1 << 16):
+        wire += len(chunk)
+        if inflate is not None:
             try:
-                body = gzip.decompress(body)
-            except (OSError, EOFError) as exc:
-                raise SourceError(f"{self.url}: bad gzip body ({exc})") from None
-        return _Response(200, body, headers)
+                chunk = inflate.decompress(chunk, limit + 1 - size)
+            except zlib.error as exc:
+                raise SourceError(f"{url}: bad gzip body ({exc})") from None
+            if inflate.unconsumed_tail:  # more output than the budget left
+                raise SourceError(too_large)
+        size += len(chunk)
+        if size > limit or wire > limit:
+            raise SourceError(too_large)
+        parts.append(chunk)
+    if inflate is not None and not inflate.eof:
+        raise SourceError(f"{url}: bad gzip body (cut short)")
+    return b"".join(parts)
 
 
 class FileSource:
@@ -131,7 +163,8 @@ class FileSource:
             before = self._stat()
             if before == self.stamp and not self.racy:
                 return None
-            data = self.path.read_bytes()
+            with self.path.open("rb") as file:
+                data = file.read(MAX_BODY + 1)  # bounded: a runaway file is refused, not read whole
             after = self._stat()
         except OSError as exc:
             raise SourceError(f"{self.path}: {exc.strerror or exc}") from None
@@ -148,15 +181,18 @@ class FileSource:
         self.digest = digest
         return _decode(data)
 
+    async def aclose(self) -> None:
+        pass
+
     def _stat(self) -> tuple[int, int, int]:
         st = self.path.stat()
         return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def source_for(location: str) -> Source:
+def source_for(location: str, *, deadline: float = HTTP_TIMEOUT) -> Source:
     """An :class:`HttpSource` for ``http://``/``https://`` URLs, a :class:`FileSource` for anything else."""
     if location.lower().startswith(("http://", "https://")):
-        return HttpSource(location)
+        return HttpSource(location, deadline=deadline)
     return FileSource(location)
 
 

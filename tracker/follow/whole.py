@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+MAX_GAMES: Final = 20_000  # games in one read of a source (a double round robin of 100 has 9,900)
 _TERMINATION: Final = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
 _COMMENT: Final = re.compile(r"\{[^}]*\}|;[^\n]*")
 _TAG: Final = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
@@ -62,6 +63,8 @@ def why_broken(text: str, *, pgn: bool) -> str | None:
                 tags, moves, in_moves = {}, [], False
             if not tags:
                 games += 1
+                if games > MAX_GAMES:
+                    return f"more than {MAX_GAMES} games: refused"
             match = _TAG.match(line)
             if match is None:
                 return f"game {games} cut in its tags"
