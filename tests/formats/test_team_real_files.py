@@ -9,6 +9,7 @@ tie-break server computed for them (``tiebreakchecker.py -p -t ORDER``).  ``trac
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +135,62 @@ def test_the_colour_sequence_and_match_scoring_records_are_read() -> None:
     match = table.view.matches[0]
     assert (match.first, match.second) == (1, 0)
     assert [(b.board, b.first, b.second, b.first_white) for b in match.boards] == [(1, 3, 1, False), (2, 4, 2, True)]
+
+
+def test_a_212_naming_team_codes_is_the_team_order_and_the_players_keep_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (TEAM_RR / "team-rr-9001.trf").read_text(encoding="utf-8")
+    path = tmp_path / "ordered.trf"
+    path.write_text(text + "212 MPTS,GPTS,EDE,SB:MP,KS:MP\n", encoding="utf-8")
+    document = standings_json(capsys, str(path))
+    teams = document["teams"]
+    assert isinstance(teams, list)
+    tec = TEC["team-rr-9001.trf"]
+    assert {row["team"]: (row["rank"], row["tiebreaks"]) for row in teams} == {
+        int(k): (v["Rank"], {c: v[c] for c in tec["order"]}) for k, v in tec["teams"].items()
+    }
+    players = document["standings"]
+    assert isinstance(players, list) and set(players[0]["tiebreaks"]) == {"DE", "SB", "KS", "WON"}
+
+
+def test_310_records_name_the_teams_when_a_file_has_them(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    lines = (TEAM_RR / "team-rr-9001.trf").read_text(encoding="utf-8").splitlines()
+    out = []
+    for line in lines:
+        if line.startswith("013"):
+            number = len([x for x in out if x.startswith("310")]) + 1
+            players = line[36:]
+            out.append(f"310 {number:3d} {line[4:36]}".ljust(73) + players)  # players from column 74
+            out.append("013 Stale name".ljust(36) + players)  # 310 replaces 013, as the TEC server reads it
+        else:
+            out.append(line)
+    path = tmp_path / "t310.trf"
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    setup = team_setup_of(read_file(str(path)))
+    assert setup is not None
+    assert [(t.number, t.name, t.players) for t in setup.teams][:2] == [
+        (1, "Armenia", (1, 2, 3, 4)),
+        (2, "Brasil", (5, 6, 7, 8)),
+    ]
+    order = TEC["team-rr-9001.trf"]["order"]
+    teams = standings_json(capsys, str(path), "--tiebreaks", ",".join(order))["teams"]
+    assert isinstance(teams, list)
+    assert {row["team"]: row["rank"] for row in teams} == {
+        int(k): v["Rank"] for k, v in TEC["team-rr-9001.trf"]["teams"].items()
+    }
+
+
+def test_a_team_file_written_back_reads_as_the_same_teams(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracker.formats.trf import export_trf
+
+    name = "team-rr-9006.trf"
+    order = ",".join(TEC[name]["order"])
+    before = standings_json(capsys, str(TEAM_RR / name), "--tiebreaks", order)["teams"]
+    path = tmp_path / "again.trf"
+    path.write_bytes(export_trf(state_from(read_file(str(TEAM_RR / name)))).encode("utf-8", "surrogateescape"))
+    after = standings_json(capsys, str(path), "--tiebreaks", order)["teams"]
+    assert isinstance(before, list) and isinstance(after, list)
+    assert [(r["team"], r["rank"], r["tiebreaks"]) for r in after] == [
+        (r["team"], r["rank"], r["tiebreaks"]) for r in before
+    ]
