@@ -62,7 +62,7 @@ def test_every_module_of_the_package_is_one_kind_of_the_table() -> None:
 
 
 def test_known_codes_are_listed_in_the_tables_order() -> None:
-    assert known_codes() == "PTS, DE, WON, SB, KS, KS/L±n, STD, BPG, BWG, ARO, TPN and RTNG"
+    assert known_codes() == "PTS, DE, WON, SB, KS, KS/L±n, STD, BPG, BWG, ARO, TPR, TPN and RTNG"
     with pytest.raises(EventRejected, match="tracker computes PTS, DE"):
         parse_tiebreak("XYZ")
 

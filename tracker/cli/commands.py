@@ -77,10 +77,17 @@ def cmd_standings(args: argparse.Namespace) -> int:
     table = standings(state)
     team_table = team_standings(state, teams, team_codes) if teams is not None else None
     if args.format == "json":
+        from tracker.cli.worth import add_worth, parse_prizes
+
         rows = standings_json(table)
         if team_table is not None:
             rows["teams"] = team_rows_json(team_table)
-        document: dict[str, object] = {**rows, "notes": [*tf.notes, *provisional_notes(state, table)]}
+        prizes = parse_prizes(args.prizes, of(args)) if args.prizes else None
+        worth = add_worth(rows, state, table, prizes, args.sharing)
+        document: dict[str, object] = {**rows, "notes": [*tf.notes, *provisional_notes(state, table), *worth]}
+        if prizes is not None:
+            document["prizes"] = [float(p) for p in prizes]
+            document["sharing"] = args.sharing
         if args.project:
             from tracker.core.projection import project
             from tracker.protocol import projection_json
@@ -171,7 +178,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     from tracker.formats.base import file_stem
     from tracker.formats.files import decode_text
-    from tracker.formats.startlist import berger_tournament, parse_startlist
+    from tracker.formats.startlist import berger_tournament, parse_startlist, start_list_k
     from tracker.formats.trf import export_trf
 
     try:
@@ -191,6 +198,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         rules=rules,
         start_date=args.start_date or "",
         path=args.players,
+        ks=start_list_k(text, args.players),
         **({"tiebreaks": codes} if codes else {}),
     )
     trf = export_trf(state_from(tf))

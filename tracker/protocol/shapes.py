@@ -24,6 +24,8 @@ from tracker.core.projection.stakes import LineState
 from tracker.core.standings import Row, Standings
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
+from tracker.core.worth.prizes import Money
+from tracker.core.worth.rating import RatingChange, one_decimal
 
 _encoder: Final = msgspec.json.Encoder(decimal_format="number")
 
@@ -42,6 +44,21 @@ class RowJSON(TypedDict):
     qualified: bool
     line: float
     results: list[tuple[int, int, str, str]]
+
+
+class WorthRowJSON(RowJSON, total=False):
+    """A ``tracker standings --format json`` row with what a result is worth (:mod:`tracker.core.worth`); the
+    websocket rows are :class:`RowJSON` without these."""
+
+    rating_change: float | None
+    performance: int | None
+    k: int | None
+    k_from: str | None
+    prize: float
+    prize_min: float
+    prize_max: float
+    prize_exact: bool
+    prize_scenarios: dict[str, list[ScenarioGameJSON]]
 
 
 class TeamRowJSON(TypedDict):
@@ -96,6 +113,34 @@ def team_rows_json(s: TeamStandings) -> list[TeamRowJSON]:
         }
         for row in s.rows
     ]
+
+
+def rating_json(row: WorthRowJSON, c: RatingChange) -> None:
+    """Add ``c`` (the row's player's rating change so far, B.02) to ``row``: the change to one decimal, the
+    performance (TPR), the K used and how it was chosen; ``null`` change for an unrated player."""
+    row["rating_change"] = None if c.k is None else one_decimal(c.change)
+    row["performance"] = c.performance
+    row["k"] = c.k
+    row["k_from"] = c.k_from
+
+
+def prize_json(row: WorthRowJSON, money: Money) -> None:
+    """Add ``money`` (the row's player's prize, :mod:`tracker.core.worth.prizes`) to ``row``: ``prize`` once the
+    standings are final, else ``prize_min``/``prize_max`` with a scenario each and whether both are exact."""
+    if money.final:
+        row["prize"] = _number(money.least)
+        return
+    row["prize_min"] = _number(money.least)
+    row["prize_max"] = _number(money.most)
+    row["prize_exact"] = money.exact
+    row["prize_scenarios"] = {
+        "prize_min": [_game_json(g) for g in money.least_scenario],
+        "prize_max": [_game_json(g) for g in money.most_scenario],
+    }
+
+
+def _game_json(g: tuple[int | None, int, int, GameResult]) -> ScenarioGameJSON:
+    return {"round": g[0], "white": g[1], "black": g[2], "result": g[3]}
 
 
 def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:

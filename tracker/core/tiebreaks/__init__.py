@@ -22,7 +22,8 @@ encounter (§6) · ``WON`` games won at the board · ``SB`` Sonneborn-Berger
 (§9.1) · ``KS``, ``KS/L±n`` Koya (§9.2, §14.5) · ``STD`` standard points
 (2026 only) · ``BPG`` games with Black · ``BWG``
 games won with Black · ``ARO`` average rating of the
-opponents (§10.1) · ``TPN`` pairing number · ``RTNG`` start-list rating.
+opponents (§10.1) · ``TPR`` performance rating (ARO + B.02 8.1(a) dp) ·
+``TPN`` pairing number · ``RTNG`` start-list rating.
 Each module's docstring gives its article and its bye and forfeit policy.
 """
 

@@ -1,0 +1,240 @@
+"""Rating change and performance per player (FIDE B.02, the rating regulations in force 2024–2026).
+
+How this works
+--------------
+
+A player's **rating change** is ``K · Σ (score − PD)`` over the rated games played so far (B.02 §8.3): a
+game counts when it was played at the board (``1 = 0``; not a forfeit, not a bye, not a game of less than
+one move, TRF ``W D L``: B.02 rates only games in which both players made a move) against an opponent with a
+rating (an unrated opponent's games are rated in the opponent's own initial-rating process, not here).
+``PD`` is table 8.1(b) of the rating difference ``D`` (:func:`tracker.core.worth.tables.expected`).
+
+**The 400-point rule** (§8.3.1): a difference of more than 400 points counts as 400; "in any tournament, a
+player may benefit from only one upgrade under this rule, for the game in which the rating difference is
+greatest".  The cap lowers the *higher*-rated player's ``PD`` (that is the upgrade, a benefit): so the higher-
+rated player's cap is applied to one game only — the largest difference, the earliest round among equal ones
+— and every other game above 400 uses its real difference (8.1(b) goes on to 735+).  For the lower-rated
+player the cap raises ``PD`` (no benefit): it is applied to every game.  The rule's text does not say the
+second half in so many words; docs/ratings.md quotes it and says so.
+
+**K** (§8.3.3), per player, first found of:
+
+1. the start list's own K (``XXK K start_no …`` records, which ``tracker new`` writes from a ``k`` column:
+   :func:`k_records`) — what the arbiter's rating report will use;
+2. FIDE's rule from what the file has: 10 for a rating of 2400 or more; 40 for a player rated under 2300
+   in or before the year of their 18th birthday (the birth year from the start list, the event's year from
+   record 042); 20 for anyone else whose birth year and event year are both known;
+3. otherwise 20, and said (:data:`K_ASSUMED`).
+
+The start list cannot tell two cases of the rule: a player new to the list (K 40 until 30 rated games) and
+a player once published at 2400 or more who has since dropped below it (K 10).  Give their K in the list.
+§8.3.4 caps ``K · n`` at 700 for a rating period: with ``n`` the rated games counted here (the period's
+other events are unknown), K becomes the largest whole number with ``K · n ≤ 700``.
+
+The **performance** is C.07's ``TPR`` (:mod:`tracker.core.tiebreaks.tpr`).
+
+Everything is exact: ``PD`` values are hundredths, K is whole, so the change is an exact ``Fraction``;
+:func:`one_decimal` rounds it for the wire (half away from zero).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final, Literal
+
+from tracker.core.crosstable import BYE, Entry, Tournament
+from tracker.core.events import Player
+from tracker.core.phrases import phrase
+from tracker.core.tiebreaks.tpr import performance
+from tracker.core.worth.tables import expected
+
+#: How a player's K was chosen (see the module docstring).
+KSource = Literal["start-list", "rule", "default"]
+
+#: The 400-point rule's cap (B.02 §8.3.1).
+CAP: Final = 400
+#: §8.3.4: K · n may not exceed this over a rating period.
+K_TIMES_GAMES: Final = 700
+#: The default K when neither the start list nor the rule decides (said).
+DEFAULT_K: Final = 20
+
+K_ASSUMED: Final = phrase(
+    "worth.k_assumed",
+    "K = 20 assumed for {players:players}: the start list gives no K, and the file has no birth year or "
+    "event date for FIDE's rule",
+)
+
+_SCORE: Final[dict[str, Fraction]] = {"1": Fraction(1), "=": Fraction(1, 2), "0": Fraction(0)}
+_XXK: Final = re.compile(r"^XXK\s+(\d{1,3})((?:\s+\d{1,4})+)\s*$")
+_YEAR: Final = re.compile(r"(\d{4})")
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's rating change so far.
+
+    ``k`` and ``k_from``: the K used and how it was chosen (``None`` for an unrated player, who has no
+    change); ``games`` the rated games counted, ``score`` the points in them, ``expected`` ``Σ PD``;
+    ``change`` ``K · (score − expected)`` exactly; ``capped_round`` the round of the game where the
+    higher-rated player's one 400-point upgrade was used (``None``: none); ``performance`` C.07's TPR
+    (``None`` without a game against a rated opponent).
+    """
+
+    start_no: int
+    rating: int
+    k: int | None
+    k_from: KSource | None
+    games: int
+    score: Fraction
+    expected: Fraction
+    change: Fraction
+    capped_round: int | None
+    performance: int | None
+
+
+def k_records(records: Sequence[str]) -> dict[int, int]:
+    """The start list's K per start number, from ``XXK K start_no start_no …`` records (later ones win).
+
+    A record that does not read so is ignored (it is kept and exported as written, like any record).
+    """
+    found: dict[int, int] = {}
+    for record in records:
+        match = _XXK.match(record)
+        if match is None:
+            continue
+        k = int(match.group(1))
+        if k < 1:
+            continue
+        for start_no in match.group(2).split():
+            found[int(start_no)] = k
+    return found
+
+
+def xxk_records(ks: Mapping[int, int], width: int = 400) -> list[str]:
+    """The ``XXK`` records that say ``ks`` (start number → K), each at most ``width`` characters."""
+    by_k: dict[int, list[int]] = {}
+    for start_no, k in sorted(ks.items()):
+        by_k.setdefault(k, []).append(start_no)
+    lines: list[str] = []
+    for k, start_nos in sorted(by_k.items()):
+        line = f"XXK {k}"
+        for start_no in start_nos:
+            if len(line) + 1 + len(str(start_no)) > width:
+                lines.append(line)
+                line = f"XXK {k}"
+            line += f" {start_no}"
+        lines.append(line)
+    return lines
+
+
+def event_year(records: Sequence[str]) -> int | None:
+    """The year of the event's start date (record 042), or ``None``."""
+    for record in records:
+        if record.startswith("042"):
+            match = _YEAR.search(record[3:])
+            if match:
+                return int(match.group(1))
+    return None
+
+
+def birth_year(p: Player) -> int | None:
+    """The year of ``p``'s birth as the start list writes it (``1990/05/12``, ``1990``), or ``None``."""
+    match = _YEAR.search(p.birth)
+    return int(match.group(1)) if match else None
+
+
+def k_of(p: Player, given: int | None, year: int | None) -> tuple[int, KSource]:
+    """K for ``p`` (rated) by the module docstring's order: the start list's, FIDE's rule, else 20."""
+    if given is not None:
+        return given, "start-list"
+    if p.rating >= 2400:
+        return 10, "rule"
+    born = birth_year(p)
+    if born is None or year is None:
+        return DEFAULT_K, "default"
+    if year <= born + 18 and p.rating < 2300:
+        return 40, "rule"
+    return 20, "rule"
+
+
+def _rated_games(t: Tournament, i: int) -> list[Entry]:
+    ratings = [p.rating for p in t.opened.players]
+    return [
+        e
+        for _, e in sorted(t.entries[i].items())
+        if e.opponent != BYE and e.played and e.code in _SCORE and ratings[e.opponent] > 0
+    ]
+
+
+def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) -> RatingChange:
+    """Player ``i``'s :class:`RatingChange` over the rated games recorded in ``t`` (see the module docstring).
+
+    ``ks`` is the start list's K per start number (default: read from ``t``'s records).
+    """
+    players = t.opened.players
+    p = players[i]
+    tpr = performance(t, i)
+    if p.rating <= 0:
+        return RatingChange(p.start_no, 0, None, None, 0, Fraction(0), Fraction(0), Fraction(0), None, tpr)
+    given = (k_records(t.opened.records) if ks is None else ks).get(p.start_no)
+    k, source = k_of(p, given, event_year(t.opened.records))
+    games = _rated_games(t, i)
+    if games and k * len(games) > K_TIMES_GAMES:
+        k = K_TIMES_GAMES // len(games)
+    differences = [p.rating - players[e.opponent].rating for e in games]
+    upgrade = None  # the one game where the higher-rated player's difference counts as 400
+    for n, d in enumerate(differences):
+        if d > CAP and (upgrade is None or d > differences[upgrade]):
+            upgrade = n
+    score = sum((_SCORE[e.code] for e in games), Fraction(0))
+    expectation = Fraction(0)
+    for n, d in enumerate(differences):
+        counted = -CAP if d < -CAP else CAP if n == upgrade else d
+        expectation += expected(counted)
+    return RatingChange(
+        start_no=p.start_no,
+        rating=p.rating,
+        k=k,
+        k_from=source,
+        games=len(games),
+        score=score,
+        expected=expectation,
+        change=k * (score - expectation),
+        capped_round=None if upgrade is None else games[upgrade].round,
+        performance=tpr,
+    )
+
+
+def rating_changes(t: Tournament) -> tuple[RatingChange, ...]:
+    """Every player's :class:`RatingChange`, in start-list order."""
+    ks = k_records(t.opened.records)
+    return tuple(rating_change(t, i, ks) for i in range(t.n))
+
+
+def assumed(changes: Sequence[RatingChange]) -> list[int]:
+    """The start numbers whose K is the unsaid default (what :data:`K_ASSUMED` names)."""
+    return [c.start_no for c in changes if c.k_from == "default"]
+
+
+def one_decimal(x: Fraction) -> float:
+    """``x`` rounded to one decimal, half away from zero (as a rating report prints a change)."""
+    tenths = abs(x) * 10
+    rounded = int(tenths + Fraction(1, 2))
+    return (rounded if x >= 0 else -rounded) / 10
+
+
+__all__ = [
+    "CAP",
+    "K_ASSUMED",
+    "RatingChange",
+    "assumed",
+    "k_of",
+    "k_records",
+    "one_decimal",
+    "rating_change",
+    "rating_changes",
+    "xxk_records",
+]
