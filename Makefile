@@ -33,8 +33,12 @@ engine:
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null; \
 	  else echo "Stockfish is missing: sudo apt-get install stockfish" >&2; exit 1; fi; }
 
+# the suite on TEST_WORKERS pytest-xdist workers (0: one process): most tests wait on real processes (servers,
+# brokers, Chromium), so more workers than the 2 cores; a module sharing a module-scoped fixture stays on one
+# worker (--dist loadgroup, the groups are set in tests/conftest.py)
+TEST_WORKERS ?= 4
 test: $(VENV)/.installed browser engine
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff format --check tracker tests $(wildcard bench tools)

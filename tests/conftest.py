@@ -64,6 +64,23 @@ def start_tracker(data_dir: Path, *extra: str, env: dict[str, str] | None = None
     return RunningTracker(process.proc, port, data_dir, output=process.output)
 
 
+# -- running in parallel (pytest-xdist: ``make test`` runs ``-n`` workers with ``--dist loadgroup``) ----------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep a module's tests on one worker when they share a module-scoped fixture (a Chromium, a broker and
+    its worker, a server): the fixture then starts once, not once per worker that gets one of them.  Every
+    other test goes to whichever worker is free.  Without xdist the mark is inert."""
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if fixtures is None:
+            continue
+        if any(
+            defs and defs[-1].scope in ("module", "class", "package") for defs in fixtures.name2fixturedefs.values()
+        ):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
 @pytest.fixture
 def tracker_factory(tmp_path: Path) -> Iterator[Callable[..., RunningTracker]]:
     """Start trackers (stopped at the end of the test); each call may reuse a data dir."""

