@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Final, Literal
 
 from tracker.core.crosstable import BYE, Entry, Tournament
@@ -113,8 +114,10 @@ class TeamView:
         return self.mp[i] if kind == "MP" else self.gp[i]
 
 
-def _points(t: Tournament, e: Entry) -> Fraction:
-    return Fraction(e.units, t.units.denominator)
+@lru_cache(maxsize=4096)
+def _fraction(units: int, denominator: int) -> Fraction:
+    """``units/denominator``, made once: the view sums integer units and makes each value once."""
+    return Fraction(units, denominator)
 
 
 def team_view(t: Tournament, setup: TeamSetup) -> TeamView:
@@ -151,24 +154,27 @@ def team_view(t: Tournament, setup: TeamSetup) -> TeamView:
     needed = [min(boards, len(m)) for m in members]
     sides: list[dict[int, Side]] = [{} for _ in range(n)]
     matches: list[Match] = []
+    den = t.units.denominator
+    units: dict[tuple[int, int], tuple[int, ...]] = {}  # each side's board points, in the crosstable's units
     for (k, r), players in sorted(lineup.items(), key=lambda item: (item[0][1], item[0][0])):
         if r in sides[k]:
             continue
         on_board = players[:boards]
         opponent = _opponent_team(t, on_board, r, team_of)
         if opponent is None:
-            sides[k][r] = _bye(t, setup, r, on_board, boards, complete=len(on_board) >= needed[k])
+            units[(k, r)] = _board_points(t, on_board, r, boards)
+            sides[k][r] = _bye(t, setup, r, on_board, units[(k, r)], complete=len(on_board) >= needed[k])
             continue
         other = lineup.get((opponent, r), [])[:boards]
         complete = len(on_board) >= needed[k] and len(other) >= needed[opponent]
-        a_points = _board_points(t, on_board, r, boards)
-        b_points = _board_points(t, other, r, boards)
+        a_points = units[(k, r)] = _board_points(t, on_board, r, boards)
+        b_points = units[(opponent, r)] = _board_points(t, other, r, boards)
         first = _first_named(t, setup, on_board, r, boards)
         played = any(t.entries[i][r].played and t.entries[i][r].is_game for i in on_board)
-        a_out, b_out = _outcomes(sum(a_points, Fraction(0)), sum(b_points, Fraction(0)), played)
+        a_out, b_out = _outcomes(sum(a_points), sum(b_points), played)
         scoring = setup.scoring
-        sides[k][r] = _side(r, opponent, first, a_points, a_out, played, complete, scoring)
-        sides[opponent][r] = _side(r, k, not first, b_points, b_out, played, complete, scoring)
+        sides[k][r] = _side(r, opponent, first, a_points, den, a_out, played, complete, scoring)
+        sides[opponent][r] = _side(r, k, not first, b_points, den, b_out, played, complete, scoring)
         first_team, second_team = (k, opponent) if first else (opponent, k)
         first_players = on_board if first else other
         matches.append(
@@ -183,9 +189,9 @@ def team_view(t: Tournament, setup: TeamSetup) -> TeamView:
             )
         )
     mp = tuple(sum((s.mp for s in sides[k].values()), Fraction(0)) for k in range(n))
-    gp = tuple(sum((s.gp for s in sides[k].values()), Fraction(0)) for k in range(n))
+    gp = tuple(_fraction(sum(sum(units[(k, r)]) for r in sides[k]), den) for k in range(n))
     board_points = tuple(
-        tuple(sum((s.boards[b] for s in sides[k].values()), Fraction(0)) for b in range(boards)) for k in range(n)
+        tuple(_fraction(sum(units[(k, r)][b] for r in sides[k]), den) for b in range(boards)) for k in range(n)
     )
     rounds = setup.team_rounds()
     complete_event = all(all(r in sides[k] and sides[k][r].complete for r in range(1, rounds + 1)) for k in range(n))
@@ -218,9 +224,9 @@ def _opponent_team(t: Tournament, players: list[int], r: int, team_of: dict[int,
     return None
 
 
-def _board_points(t: Tournament, players: list[int], r: int, boards: int) -> tuple[Fraction, ...]:
-    points = [_points(t, t.entries[i][r]) for i in players]
-    return tuple(points + [Fraction(0)] * (boards - len(points)))
+def _board_points(t: Tournament, players: list[int], r: int, boards: int) -> tuple[int, ...]:
+    points = [t.entries[i][r].units for i in players]
+    return tuple(points + [0] * (boards - len(points)))
 
 
 def _first_named(t: Tournament, setup: TeamSetup, players: list[int], r: int, boards: int) -> bool:
@@ -232,7 +238,7 @@ def _first_named(t: Tournament, setup: TeamSetup, players: list[int], r: int, bo
     return True
 
 
-def _outcomes(a: Fraction, b: Fraction, played: bool) -> tuple[Outcome, Outcome]:
+def _outcomes(a: int, b: int, played: bool) -> tuple[Outcome, Outcome]:
     loss: Outcome = "L" if played else "Z"
     if a > b:
         return "W", loss
@@ -247,7 +253,8 @@ def _side(
     r: int,
     opponent: int,
     first: bool,
-    points: tuple[Fraction, ...],
+    points: tuple[int, ...],
+    den: int,
     outcome: Outcome,
     played: bool,
     complete: bool,
@@ -258,8 +265,8 @@ def _side(
         round=r,
         opponent=opponent,
         first=first,
-        boards=points,
-        gp=sum(points, Fraction(0)),
+        boards=tuple(_fraction(u, den) for u in points),
+        gp=_fraction(sum(points), den),
         mp=value if complete else Fraction(0),
         outcome=outcome,
         played=played,
@@ -270,9 +277,11 @@ def _side(
 _BYE_OUTCOME: Final[dict[str, Outcome]] = {"F": "W", "H": "D", "U": "W"}
 
 
-def _bye(t: Tournament, setup: TeamSetup, r: int, players: list[int], boards: int, *, complete: bool) -> Side:
-    """A team's bye: its boards' bye points; the match points of the first board's bye kind."""
-    points = _board_points(t, players, r, boards)
+def _bye(
+    t: Tournament, setup: TeamSetup, r: int, players: list[int], points: tuple[int, ...], *, complete: bool
+) -> Side:
+    """A team's bye: its boards' bye points (``points``, in units); the match points of the first board's kind."""
+    den = t.units.denominator
     code = t.entries[players[0]][r].code.upper()
     scoring = setup.scoring
     outcome: Outcome = _BYE_OUTCOME.get(code, "Z")
@@ -281,8 +290,8 @@ def _bye(t: Tournament, setup: TeamSetup, r: int, players: list[int], boards: in
         round=r,
         opponent=NO_TEAM,
         first=True,
-        boards=points,
-        gp=sum(points, Fraction(0)),
+        boards=tuple(_fraction(u, den) for u in points),
+        gp=_fraction(sum(points), den),
         mp=mp if complete else Fraction(0),
         outcome=outcome if code != "H" else "D",
         played=code == "U",
