@@ -149,3 +149,40 @@ def test_every_kind_of_the_team_table_has_one_rule() -> None:
     assert list(TEAM_RULES) == [
         "MPTS", "GPTS", "MPVGP", "EDE", "SB", "KS", "BC", "TBR", "BBE", "TPN"
     ]  # fmt: skip
+
+
+def test_team_byes_score_by_their_kind_and_a_trailing_half_bye_leaves_the_opponents_sonneborn_berger() -> None:
+    """Three teams of two boards: each has one free round.  C's round 1 and B's round 2 are zero byes; A's
+    round 3 is a half-point bye on both boards (a draw: 1 MP, 1 GP).  A trailing voluntarily unplayed round
+    counts 0 in A's total as an opponent's (C.07 §16, the TEC server's adjusted score), as for players."""
+    from tests.builders import bye
+
+    setup = TeamSetup(teams=(Team(1, "A", (1, 2)), Team(2, "B", (3, 4)), Team(3, "C", (5, 6))), boards=2, rounds=3)
+    events = [
+        opened(6),
+        game(1, 1, 3, "1-0"),
+        game(1, 4, 2, "0-1"),  # A–B 2–0
+        bye(1, 5),
+        bye(1, 6),
+        game(2, 1, 5, "1/2-1/2"),
+        game(2, 6, 2, "1/2-1/2"),  # A–C 1–1
+        bye(2, 3),
+        bye(2, 4),
+        game(3, 3, 5, "1-0"),
+        game(3, 6, 4, "1/2-1/2"),  # B–C 1½–½
+        bye(3, 1, "half"),
+        bye(3, 2, "half"),
+    ]
+    t = team_standings(fold_all(events), setup, ("MPTS", "GPTS", "SB:MP", "KS:MP"))
+    assert [(r.name, r.match_points, r.game_points) for r in t.rows] == [
+        ("A", 4, 4),
+        ("B", 2, Fraction(3, 2)),
+        ("C", 1, Fraction(3, 2)),
+    ]
+    assert not t.provisional
+    # SB:MP: A's total as an opponent's is 3 (its round-3 half bye trails); C drew A, lost to B
+    assert values(t, "SB:MP") == {"A": 2 * 2 + 1 * 1, "B": 3 * 0 + 1 * 2, "C": 3 * 1 + 2 * 0}
+    # the Koya line: 50% of 2 MP × 2 matches (3 rounds less the bye) = 2: A and B qualify
+    assert values(t, "KS:MP") == {"A": 2, "B": 0, "C": 1}
+    byes = {SETUP.teams[k].name: s.mp for k, sides in enumerate(t.view.sides) for s in sides.values() if not s.is_match}
+    assert byes == {"A": 1, "B": 0, "C": 0}
