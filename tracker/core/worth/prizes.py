@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
+from math import lcm
 from typing import Final, Literal
 
 from tracker.core.crosstable import Tournament
@@ -81,28 +82,34 @@ class Money:
 
 
 class _Table:
-    """Prizes per place padded with 0 to ``n`` places, and the mean of each run of places ``a … e``."""
+    """Prizes per place padded with 0 to ``n`` places, and the mean of each run of places ``a … e``, as integers
+    in units of ``1/scale`` (exact: ``scale`` is twice the prizes' common denominator times lcm(1 … n), so every
+    share and every half of one is whole; integers keep the search fast)."""
 
     def __init__(self, prizes: Sequence[Fraction], n: int) -> None:
         self.n = n
-        self.place = [prizes[p] if p < len(prizes) else Fraction(0) for p in range(n)]
-        self.mean = [[Fraction(0)] * n for _ in range(n)]
+        self.scale = 2 * lcm(1, *range(1, n + 1), *(p.denominator for p in prizes))
+        self.place = [int(prizes[p] * self.scale) if p < len(prizes) else 0 for p in range(n)]
+        self.mean = [[0] * n for _ in range(n)]
         for a in range(n):
-            total = Fraction(0)
+            total = 0
             for e in range(a, n):
                 total += self.place[e]
-                self.mean[a][e] = total / (e - a + 1)
+                self.mean[a][e] = total // (e - a + 1)  # exact: see the class docstring
 
-    def pay(self, sharing: Sharing, tie_start: int, tie_size: int, group_start: int, group_size: int) -> Fraction:
-        """The money of a player in a tie on every criterion of ``tie_size`` players from place ``tie_start``, in
-        a points group of ``group_size`` from ``group_start`` (0-based places)."""
+    def pay(self, sharing: Sharing, tie_start: int, tie_size: int, group_start: int, group_size: int) -> int:
+        """The money (in ``1/scale``) of a player in a tie on every criterion of ``tie_size`` players from place
+        ``tie_start``, in a points group of ``group_size`` from ``group_start`` (0-based places)."""
         by_place = self.mean[tie_start][tie_start + tie_size - 1]
         if sharing == "none":
             return by_place
         shared = self.mean[group_start][group_start + group_size - 1]
         if sharing == "average":
             return shared
-        return (by_place + shared) / 2
+        return (by_place + shared) // 2
+
+    def money(self, units: int) -> Fraction:
+        return Fraction(units, self.scale)
 
 
 def check_prizes(prizes: Sequence[Fraction]) -> None:
@@ -121,7 +128,7 @@ def paid(s: Standings, prizes: Sequence[Fraction], sharing: Sharing) -> dict[int
     for row in rows:
         tie = [p for p, r in enumerate(rows) if r.rank == row.rank]
         group = [p for p, r in enumerate(rows) if r.points == row.points]
-        out[row.start_no] = table.pay(sharing, tie[0], len(tie), group[0], len(group))
+        out[row.start_no] = table.money(table.pay(sharing, tie[0], len(tie), group[0], len(group)))
     return out
 
 
@@ -144,14 +151,16 @@ def money(
         i = t.index[row.start_no]
         low = _Search(m, t, table, sharing, i, most=False, budget=budget).run()
         high = _Search(m, t, table, sharing, i, most=True, budget=budget).run()
-        found.append(Money(row.start_no, False, low[0], high[0], low[1] and high[1], low[2], high[2]))
+        found.append(
+            Money(row.start_no, False, table.money(low[0]), table.money(high[0]), low[1] and high[1], low[2], high[2])
+        )
     return tuple(found)
 
 
 def leaf_money(
     m: Model, table: _Table, sharing: Sharing, score: list[int], points: list[list[int]], wins: list[int], i: int
-) -> Fraction:
-    """Player ``i``'s money on a complete crosstable (the model's arrays with every game decided)."""
+) -> int:
+    """Player ``i``'s money (in ``1/table.scale``) on a complete crosstable (the model's arrays, every game in)."""
     n = m.n
     mine = score[i]
     above = 0
@@ -161,7 +170,7 @@ def leaf_money(
             above += 1
         elif score[j] == mine:
             equal += 1
-    if sharing == "average":
+    if sharing == "average" or equal == 1:  # alone on their points: no tie-break can move them
         return table.mean[above][above + equal - 1]
     ahead, behind = standing(Complete(m.frame, score, wins, points), m.order, i)
     return table.pay(sharing, len(ahead), n - len(ahead) - len(behind), above, equal)
@@ -191,17 +200,17 @@ class _Search:
         self.wins = list(m.wins)
         self.points = [list(r) for r in m.points]
         self.picks = [0] * len(self.games)
-        self.best: Fraction | None = None
+        self.best: int | None = None
         self.best_picks: list[int] = []
         self.exact = True
 
-    def run(self) -> tuple[Fraction, bool, tuple[ScenarioGame, ...]]:
+    def run(self) -> tuple[int, bool, tuple[ScenarioGame, ...]]:
         self.root = self._bound(0)
         self._descend(0)
         assert self.best is not None
         return self.best, self.exact, self._scenario()
 
-    def _bound(self, d: int) -> Fraction:
+    def _bound(self, d: int) -> int:
         n, i, score, gain = self.m.n, self.i, self.score, self.gain[d]
         lo_i, hi_i = score[i], score[i] + gain[i]
         ahead = not_behind = behind = not_ahead = 0
@@ -229,9 +238,9 @@ class _Search:
             return by_place
         if sharing == "average":
             return shared
-        return (by_place + shared) / 2
+        return (by_place + shared) // 2
 
-    def _better(self, value: Fraction) -> bool:
+    def _better(self, value: int) -> bool:
         return self.best is None or (value > self.best if self.most else value < self.best)
 
     def _descend(self, d: int) -> bool:
