@@ -10,6 +10,7 @@ sentence and exit non-zero, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from tracker.cli.commands import (
     cmd_worker,
     err,
 )
-from tracker.cli.logs import log_options
+from tracker.cli.logs import json_line, log_options
 from tracker.cli.words import asked_language, chosen, say
 from tracker.config import STALL_AFTER, Limits
 from tracker.core.errors import EventRejected, TrackerError
@@ -396,17 +397,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except EventRejected as exc:  # the core's sentence, in the chosen language when it is a phrase
-        err.print(f"tracker {args.command}: {say(exc.said, args.language) if exc.said else exc}", markup=False)
+        _fail(args, str(say(exc.said, args.language) if exc.said else exc))
         return 1
     except TrackerError as exc:
-        err.print(f"tracker {args.command}: {exc}", markup=False)
+        _fail(args, str(exc))
         return 1
     except BrokenPipeError:  # the reader left (``tracker standings … | head``): nothing to say, as cat says nothing
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush at exit must not fail again
         return 1  # as rich does for the tables (Console.on_broken_pipe)
     except OSError as exc:
-        err.print(f"tracker {args.command}: {exc}", markup=False)
+        _fail(args, str(exc))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -415,3 +416,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+def _fail(args: argparse.Namespace, sentence: str) -> None:
+    """The sentence a command ends with, on stderr: ``tracker CMD: …``, or a JSON record with ``--log-format json``."""
+    if getattr(args, "log_format", "text") == "json":
+        sys.stderr.write(json_line(f"tracker.{args.command}", logging.ERROR, sentence) + "\n")
+        sys.stderr.flush()
+    else:
+        err.print(f"tracker {args.command}: {sentence}", markup=False)
+
+

@@ -24,6 +24,7 @@ a multi-record batch's tail from Faust's table recovery.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import queue
 import re
@@ -73,14 +74,26 @@ class Child:
     proc: subprocess.Popen[str]
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
     waiting: bool = True
+    json_lines: bool = False
 
     def pump(self, stream: IO[str], out: IO[str]) -> None:
         for line in stream:
             if self.waiting:
                 self.lines.put(line)
-            out.write(f"[{self.name}] {line}")
+            out.write(self.passed_on(line))
             out.flush()
         self.lines.put(None)
+
+    def passed_on(self, line: str) -> str:
+        """``line`` as this command prints it: prefixed with the process's name (JSON: as its ``process`` field)."""
+        if self.json_lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict):
+                return json.dumps({**record, "process": self.name}, ensure_ascii=False) + "\n"
+        return f"[{self.name}] {line}"
 
     def expect(self, pattern: str, within: float) -> re.Match[str]:
         """The first line matching ``pattern``; raises :class:`TrackerError` if none comes within ``within`` s."""
@@ -137,7 +150,7 @@ class Cluster:
             env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
             start_new_session=True,  # Ctrl-C reaches this process only; it stops the others in order
         )
-        child = Child(name, proc)
+        child = Child(name, proc, json_lines=self.settings.log_format == "json")
         assert proc.stdout is not None
         threading.Thread(target=child.pump, args=(proc.stdout, self.out), daemon=True, name=name).start()
         self.children.append(child)

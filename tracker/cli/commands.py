@@ -312,7 +312,7 @@ def port_is_free(host: str, port: int, lang: Catalogue | None = None) -> None:
 
     Binds (with ``SO_REUSEADDR``, as the server will) every address ``host``
     resolves to; raises :class:`TrackerError` naming the port when one of them
-    is taken.  Port 0 (any free port) is always free.
+    is taken, or when ``port`` is not a TCP port.  Port 0 (any free port) is always free.
     """
     if port == 0:
         return
@@ -321,6 +321,8 @@ def port_is_free(host: str, port: int, lang: Catalogue | None = None) -> None:
     except socket.gaierror as exc:
         raise TrackerError(f"cannot listen on {host}: {exc.strerror}") from None
     for family, kind, proto, _, address in addresses:
+    if not 0 <= port <= 0xFFFF:
+        raise TrackerError(say(words.PORT_RANGE(port=port), lang or language("en")))
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
@@ -335,7 +337,7 @@ def port_is_free(host: str, port: int, lang: Catalogue | None = None) -> None:
 
 def cmd_up(args: argparse.Namespace) -> int:
     """``tracker up``: a busy port is refused before anything is created; the demo's journal goes with it."""
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, command=args.command)
     port_is_free(args.host, args.port, of(args))
     scratch: tempfile.TemporaryDirectory[str] | None = None
     if args.data_dir:
@@ -425,6 +427,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     ) as bar:
         task = bar.add_task(f"replay {tf.opened.tournament}", total=total)
         result = asyncio.run(replay_ws(tf, args.url, token, rate=args.rate, progress=lambda n: bar.advance(task, n)))
+    if not token:  # the server would refuse the first event, without saying that none was given
+        err.print(f"tracker replay: {say(words.REPLAY_NO_TOKEN(url=args.url), of(args))}", markup=False)
+        return 2
     if result.rejected:
         event_id, code, reason = result.rejected[0]
         err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
@@ -471,7 +476,7 @@ def _replay_kafka(args: argparse.Namespace, tf: TournamentFile, total: int) -> i
 def cmd_follow(args: argparse.Namespace) -> int:
     from tracker.follow import run_follow
 
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, command=args.command)
     token = arbiter_token(args)
     return run_follow(
         args.source,
@@ -500,7 +505,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from tracker.kafka.worker import run_worker
 
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, command=args.command)
     settings = WorkerSettings(
         args.broker,
         args.partitions,
@@ -527,18 +532,23 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         broker_port=args.broker_port,
+    configure_logging(args.log_level, args.log_format, command=args.command)
         partitions=args.partitions,
         token=token,
         log_format=args.log_format,
+    for port in (args.port, args.port + 1) if args.port else (0,):  # the two gateways', before anything starts
+        port_is_free(args.host, port, of(args))
+    port_is_free(args.host, args.broker_port, of(args))
     )
-    return run_cluster(settings)
+    return run_cluster(settings, sys.stdout)
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:
     from tracker.gateway.processes import cores
     from tracker.kafka.run import run_gateway
 
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, command=args.command)
+    port_is_free(args.host, args.port, of(args))
     security = kafka_security(args)
     config = server_config(args, data_dir=Path(args.data_dir or "."))
     return run_gateway(

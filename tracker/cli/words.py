@@ -113,8 +113,17 @@ PORT_BUSY: Final = phrase(
     "port {port} on {host} is already in use (another tracker up?): stop it or choose another with --port; "
     "nothing was created",
 )
+PORT_RANGE: Final = phrase(
+    "cli.port.range",
+    "{port} is not a TCP port: choose one from 1 to 65535 (0: any free port) with --port; nothing was created",
+)
 PORT_PRIVILEGED: Final = phrase(
     "cli.port.privileged", "port {port} needs privileges: choose one above 1023 with --port"
+)
+REPLAY_NO_TOKEN: Final = phrase(
+    "cli.replay.no_token",
+    "no arbiter token was given: the tracker at {url} accepts results only with one; give it with --token-file PATH "
+    "or TRACKER_TOKEN (or --token)",
 )
 REPLAY_WHERE: Final = phrase(
     "cli.replay.where", "give --url ws://HOST:PORT/ws (with --token) or --broker kafka://HOST:PORT"

@@ -77,7 +77,12 @@ NICENESS: Final = 10
 
 
 def _start_worker(memory_limit: int, parent: int) -> None:
-    """Runs first in every worker process: lower its CPU priority, bound its memory, tie its life to ``parent``'s."""
+    """Runs first in every worker process: lower its CPU priority, bound its memory, tie its life to ``parent``'s.
+
+    It ignores SIGINT: Ctrl-C in a terminal reaches the whole process group, and the parent stops its workers
+    itself (a worker's ``KeyboardInterrupt`` would print ``Process SpawnProcess-N:`` and a traceback).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with suppress(OSError):
         os.nice(NICENESS)
     if memory_limit > 0:
@@ -226,9 +231,16 @@ class Projector:
                 initializer=_start_worker,
                 initargs=(self.limits.projection_memory, os.getpid()),
             )
-            # the pool is spawned by this (the event loop's) thread: PR_SET_PDEATHSIG follows the thread
+            # the pool is spawned by this (the event loop's) thread: PR_SET_PDEATHSIG follows the thread; the
+            # worker starts with SIGINT blocked (the mask is inherited), so a Ctrl-C while it starts is not its
+            # KeyboardInterrupt either (see _start_worker)
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                started = asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)  # spawns it, now
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             async with asyncio.timeout(START_TIMEOUT):
-                self._pid = await asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)
+                self._pid = await started
         return self._pool
 
     def close(self, *, wait: bool = False) -> None:
