@@ -314,6 +314,8 @@ def port_is_free(host: str, port: int, lang: Catalogue | None = None) -> None:
     resolves to; raises :class:`TrackerError` naming the port when one of them
     is taken, or when ``port`` is not a TCP port.  Port 0 (any free port) is always free.
     """
+    if not 0 <= port <= 0xFFFF:
+        raise TrackerError(say(words.PORT_RANGE(port=port), lang or language("en")))
     if port == 0:
         return
     try:
@@ -321,8 +323,6 @@ def port_is_free(host: str, port: int, lang: Catalogue | None = None) -> None:
     except socket.gaierror as exc:
         raise TrackerError(f"cannot listen on {host}: {exc.strerror}") from None
     for family, kind, proto, _, address in addresses:
-    if not 0 <= port <= 0xFFFF:
-        raise TrackerError(say(words.PORT_RANGE(port=port), lang or language("en")))
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
@@ -420,6 +420,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         err.print(f"tracker replay: {say(words.REPLAY_WHERE(), of(args))}", markup=False)
         return 2
     token = arbiter_token(args)
+    if not token:  # the server would refuse the first event, without saying that none was given
+        err.print(f"tracker replay: {say(words.REPLAY_NO_TOKEN(url=args.url), of(args))}", markup=False)
+        return 2
     from tracker.client import replay_ws
 
     with Progress(
@@ -427,9 +430,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     ) as bar:
         task = bar.add_task(f"replay {tf.opened.tournament}", total=total)
         result = asyncio.run(replay_ws(tf, args.url, token, rate=args.rate, progress=lambda n: bar.advance(task, n)))
-    if not token:  # the server would refuse the first event, without saying that none was given
-        err.print(f"tracker replay: {say(words.REPLAY_NO_TOKEN(url=args.url), of(args))}", markup=False)
-        return 2
     if result.rejected:
         event_id, code, reason = result.rejected[0]
         err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
@@ -525,20 +525,20 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     """``tracker cluster``: the test broker, a worker and two gateways until Ctrl-C (:mod:`tracker.cli.cluster`)."""
     from tracker.cli.cluster import ClusterSettings, run_cluster
 
+    configure_logging(args.log_level, args.log_format, command=args.command)
     token = arbiter_token(args)
     if token and len(token) < MIN_TOKEN_LENGTH:
         raise TrackerError(say(words.TOKEN_SHORT(n=MIN_TOKEN_LENGTH), of(args)))
+    for port in (args.port, args.port + 1) if args.port else (0,):  # the two gateways', before anything starts
+        port_is_free(args.host, port, of(args))
+    port_is_free(args.host, args.broker_port, of(args))
     settings = ClusterSettings(
         host=args.host,
         port=args.port,
         broker_port=args.broker_port,
-    configure_logging(args.log_level, args.log_format, command=args.command)
         partitions=args.partitions,
         token=token,
         log_format=args.log_format,
-    for port in (args.port, args.port + 1) if args.port else (0,):  # the two gateways', before anything starts
-        port_is_free(args.host, port, of(args))
-    port_is_free(args.host, args.broker_port, of(args))
     )
     return run_cluster(settings, sys.stdout)
 
