@@ -414,8 +414,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-if __name__ == "__main__":
-    sys.exit(main())
 def _fail(args: argparse.Namespace, sentence: str) -> None:
     """The sentence a command ends with, on stderr: ``tracker CMD: …``, or a JSON record with ``--log-format json``."""
     if getattr(args, "log_format", "text") == "json":
@@ -425,3 +423,5 @@ def _fail(args: argparse.Namespace, sentence: str) -> None:
         err.print(f"tracker {args.command}: {sentence}", markup=False)
 
 
+if __name__ == "__main__":
+    sys.exit(main())
