@@ -135,7 +135,7 @@ def generate(rng: random.Random) -> Event:
     if colours:
         lines.append(f"352 {colours}")
     if ev.win != 2:
-        lines.append(f"362 W {float(ev.win):4.1f}    D {float(ev.draw):4.1f}    L {float(ev.loss):4.1f}")
+        lines.append(f"362  W{float(ev.win):4.1f}    D{float(ev.draw):4.1f}    L{float(ev.loss):4.1f}")  # TEC columns
     for team in number:
         for s in team:
             line = f"001 {s:4d}      {'Player ' + str(s):<34}2000".ljust(91)
