@@ -94,7 +94,7 @@ def test_a_csv_start_list_becomes_a_trf_that_reads_back_with_its_schedule() -> N
         "WFM",
     )
     tf = berger_tournament(players, "Club Championship 2026", start_date="2026/04/01")
-    text = export_trf(state_from(tf))
+    text = export_trf(state_from(tf), "utf-8")  # names as they are (the Latin-1 default: test_trf_encoding.py)
     back = parse_trf(text, "club.trf")
     assert back.opened.players == players
     assert back.opened.schedule == tuple(tuple(sorted(r.pairs)) for r in berger_table(5))  # TRF has no boards
@@ -152,7 +152,7 @@ def test_tracker_new_writes_a_file_tracker_replay_and_standings_read(tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert "5 players, 10 rounds" in done.stderr
-    tf = parse_trf(out.read_text(encoding="utf-8"), str(out))
+    tf = parse_trf(out.read_text(encoding="latin-1"), str(out))  # Latin-1 by default, as the FIDE TEC server reads
     assert tf.opened.format == "double" and tf.opened.rounds == 10 and tf.opened.tiebreaks == ("PTS", "SB", "KS")
     assert "192 FIDE_DOUBLEROUNDROBIN" in tf.opened.records
     assert tf.opened.schedule == tuple(tuple(sorted(r.pairs)) for r in berger_schedule(5, 2))

@@ -43,6 +43,7 @@ from tracker.core.events import (
 from tracker.core.standings import standings
 from tracker.formats import state_from
 from tracker.formats.trf import export_trf, parse_trf
+from tracker.formats.trf.write import latin1
 from tracker.protocol import standings_json
 
 NAMES = ["Ødegård, Åse", "Müller, Jürgen", "Łukasz, Żółć", "Nuñez, José", "Dvořák, Eliška", "Ağaoğlu, Çağrı"]
@@ -121,6 +122,8 @@ def check_as_trf_reads(text: str) -> None:
 def same_standings(live: Tournament, text: str) -> None:
     back = state_from(parse_trf(text, "live.trf", TID))
     a, b = standings_json(standings(live)), standings_json(standings(back))
+    for row in a["standings"]:  # the export is Latin-1: a name it cannot hold is transliterated (Ł → L)
+        row["name"] = latin1(row["name"])
     assert (a["provisional"], a["standings"]) == (b["provisional"], b["standings"])
     assert back.withdrawn_from == live.withdrawn_from
     assert [back.results_of(i) for i in range(back.n)] == [live.results_of(i) for i in range(live.n)]

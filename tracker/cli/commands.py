@@ -98,9 +98,9 @@ def cmd_standings(args: argparse.Namespace) -> int:
     for note in tf.notes:  # how the file was read, apart from the table: stdout stays a table or a TRF file
         err.print(f"tracker standings: {say(words.NOTE(note=note), of(args))}", markup=False)
     if args.format == "trf":
-        from tracker.formats.trf import export_trf
+        from tracker.formats.trf.write import trf_bytes
 
-        sys.stdout.write(export_trf(state))
+        _write_bytes(trf_bytes(state, args.encoding))
     else:
         if team_table is not None:
             print_team_table(team_table, table.name, console, of(args))
@@ -179,7 +179,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     from tracker.formats.base import file_stem
     from tracker.formats.files import decode_text
     from tracker.formats.startlist import berger_tournament, parse_startlist, start_list_k
-    from tracker.formats.trf import export_trf
+    from tracker.formats.trf.write import trf_bytes
 
     try:
         data = Path(args.players).read_bytes()
@@ -201,16 +201,23 @@ def cmd_new(args: argparse.Namespace) -> int:
         ks=start_list_k(text, args.players),
         **({"tiebreaks": codes} if codes else {}),
     )
-    trf = export_trf(state_from(tf))
+    trf = trf_bytes(state_from(tf), args.encoding)
     if args.output:
-        Path(args.output).write_text(trf, encoding="utf-8")
+        Path(args.output).write_bytes(trf)
         said = words.NEW_WRITTEN(
             players=words.NEW_PLAYERS(n=len(players)), rounds=words.NEW_ROUNDS(n=tf.opened.rounds), file=args.output
         )
         err.print(f"tracker new: {say(said, of(args))}", markup=False)
     else:
-        sys.stdout.write(trf)
+        _write_bytes(trf)
     return 0
+
+
+def _write_bytes(data: bytes) -> None:
+    """``data`` on standard output as it is (a TRF in its own encoding, whatever the terminal's)."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def _names_tiebreaks(path: str) -> bool:

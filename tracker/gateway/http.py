@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cache
 from http import HTTPStatus
 from importlib import resources
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import parse_qs
 
 from websockets.datastructures import Headers
@@ -52,6 +52,9 @@ from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import CONTENT_TYPE, Metrics
 from tracker.i18n import LANGUAGES, page_catalogue
 from tracker.protocol import MAX_DELAY
+
+if TYPE_CHECKING:
+    from tracker.formats.trf.write import TrfEncoding
 
 RECENT = 30  # updates in /api/tournaments/{id}/recent
 PAGES = {"": "index.html", "overlay": "overlay.html", "t": "spectator.html", "arbiter": "arbiter.html"}
@@ -157,7 +160,7 @@ class Http:
             if what == "standings":
                 return as_json(payload)
             if what == "trf":
-                return self._trf(tid)
+                return self._trf(tid, "utf-8" if "utf-8" in parse_qs(query).get("encoding", []) else "latin-1")
             if what == "recent":
                 return self._recent(tid, payload["seq"], _delay(query))
         return as_json({"error": "not found"}, HTTPStatus.NOT_FOUND)
@@ -192,14 +195,16 @@ class Http:
         last = seq if before is None else (updates[-1]["seq"] if updates else 0)
         return {"tournament": tournament, "seq": last, "updates": updates}
 
-    def _trf(self, tournament: str) -> Response:
-        from tracker.formats.trf import export_trf
+    def _trf(self, tournament: str, encoding: TrfEncoding) -> Response:
+        """The live state as a TRF file: Latin-1 (what the FIDE TEC server reads), UTF-8 with ``?encoding=utf-8``."""
+        from tracker.formats.trf.write import trf_bytes
 
         state = self.backend.state(tournament)
         if state is None:
             return as_json({"error": "not found"}, HTTPStatus.NOT_FOUND)
         try:
-            return text(HTTPStatus.OK, export_trf(state), "text/plain; charset=utf-8")
+            charset = "iso-8859-1" if encoding == "latin-1" else "utf-8"
+            return _response(HTTPStatus.OK, trf_bytes(state, encoding), f"text/plain; charset={charset}")
         except ValueError as exc:  # TRF's fixed columns cannot hold every live score
             return as_json({"error": f"no TRF export: {exc}"}, HTTPStatus.CONFLICT)
 

@@ -1,15 +1,75 @@
-"""Writing a TRF26 file of the live state: :func:`export_trf` (it reads back as the same tournament)."""
+"""Writing a TRF26 file of the live state: :func:`export_trf` (it reads back as the same tournament).
+
+Encoding
+--------
+
+The FIDE TEC tie-break server reads a TRF as Latin-1 (ISO 8859-1) unless told otherwise, and refuses
+a file whose columns do not line up in bytes ("misaligned data, may be bad character encoding"), which a
+UTF-8 name with an accent makes.  So the default is ``latin-1``: every text field is written as Latin-1
+holds it, and a character Latin-1 cannot hold is transliterated as the FIDE rating list writes names
+(:func:`latin1`: ``Ł`` → ``L``, ``Ş`` → ``S``, ``Щукин`` → ``Shchukin``), then the file is encoded
+Latin-1 (:func:`trf_bytes`), one byte per column.  ``utf-8`` keeps every name as it is, in UTF-8
+(columns counted in characters, as TRF26 says; tracker and most programs read it).
+:func:`tracker.formats.files.decode_text` reads either.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final, Literal
+
+from anyascii import anyascii
 
 from tracker.core.crosstable import Tournament
 from tracker.core.standings import standings
 from tracker.formats.trf.columns import BLOCK, one_line, points_text
 from tracker.formats.trf.records import format_hint, pending_records, scoring_records, withdrawal_record
 
+#: The encodings a TRF is written in (``--encoding``); the first is the default.
+TrfEncoding = Literal["latin-1", "utf-8"]
+ENCODINGS: Final[tuple[TrfEncoding, ...]] = ("latin-1", "utf-8")
+#: Letters whose transliteration is no letter: the Cyrillic hard and soft signs are dropped, as in FIDE's list.
+_DROPPED: Final = {"ъ": "", "ь": "", "Ъ": "", "Ь": ""}
 
-def export_trf(t: Tournament) -> str:
-    """The tournament's live state as a TRF26 file (text, ``\\n`` line ends).
+
+def latin1(text: str) -> str:
+    """``text`` with every character Latin-1 cannot hold transliterated to ASCII (Latin-1's own letters kept).
+
+    ``Łukasz`` → ``Lukasz``, ``Şirin`` → ``Sirin``, ``Щукин`` → ``Shchukin``, ``ЩУКИН`` → ``SHCHUKIN``
+    (a capital written as several letters stays all capitals inside a word in capitals); the C1 control
+    characters (U+0080–U+009F, which Windows-1252 readers take for letters) become spaces.
+    """
+    if all(ord(c) < 0x80 or 0xA0 <= ord(c) <= 0xFF for c in text):
+        return text
+    out = []
+    for k, c in enumerate(text):
+        code = ord(c)
+        if code < 0x80 or 0xA0 <= code <= 0xFF:
+            out.append(c)
+            continue
+        if code <= 0x9F:
+            out.append(" ")
+            continue
+        spelled = _DROPPED[c] if c in _DROPPED else anyascii(c)
+        if len(spelled) > 1 and c.isupper():
+            after = text[k + 1 : k + 2]
+            before = text[k - 1 : k]
+            if after.isupper() or (not after.isalpha() and before.isupper()):
+                spelled = spelled.upper()
+        out.append(spelled)
+    return "".join(out)
+
+
+def trf_bytes(t: Tournament, encoding: TrfEncoding = "latin-1") -> bytes:
+    """:func:`export_trf` encoded in ``encoding``: the bytes of the file to write or serve."""
+    return export_trf(t, encoding).encode(encoding)
+
+
+def export_trf(t: Tournament, encoding: TrfEncoding = "latin-1") -> str:
+    """The tournament's live state as a TRF26 file (text, ``\\n`` line ends), every character one ``encoding`` holds.
+
+    Under ``latin-1`` (the default) every text field goes through :func:`latin1` before it is padded to its
+    columns, so the file encoded Latin-1 has its columns aligned in bytes; under ``utf-8`` names are kept.
 
     Header: ``012`` name, ``062`` player count, ``XXR`` and ``142`` rounds,
     ``162`` when the scoring is not 1-½-0 (plus JaVaFo ``XXS`` for what 162
@@ -47,8 +107,9 @@ def export_trf(t: Tournament) -> str:
     the four columns (above 9999 points).
     """
     opened = t.opened
+    fit: Callable[[str], str] = latin1 if encoding == "latin-1" else str
     ranks = {row.start_no: row.rank for row in standings(t).rows}
-    lines = [f"012 {one_line(t.name)}", f"062 {t.n}", f"XXR {t.rounds}", f"142 {t.rounds}"]
+    lines = [f"012 {fit(one_line(t.name))}", f"062 {t.n}", f"XXR {t.rounds}", f"142 {t.rounds}"]
     lines += scoring_records(opened.scoring)
     codes = [tb.code for tb in t.tiebreaks if tb.kind != "PTS"]
     if codes:
@@ -58,7 +119,7 @@ def export_trf(t: Tournament) -> str:
     read_as = "double" if t.rounds >= 2 * (t.n - 1) else "single"
     if not told and opened.format != read_as:
         lines.append("192 BERGER_DOUBLEROUNDROBIN" if opened.format == "double" else "192 BERGER_ROUNDROBIN")
-    lines += [one_line(record) for record in opened.records]  # a record is one line, whatever the event carried
+    lines += [fit(one_line(record)) for record in opened.records]  # a record is one line, whatever the event carried
     entered = max((r for entries in t.entries for r in entries), default=0)  # what the reader calls "played"
     last = max(entered, max(t.schedule, default=0) if t.schedule else 0)  # future rounds: pairings only
     decided = max((r for entries in t.entries for r, e in entries.items() if e.is_game), default=0)
@@ -71,9 +132,9 @@ def export_trf(t: Tournament) -> str:
         if len(score) > 4:
             raise ValueError(f"a score of {score} points does not fit TRF's points column")
         static = (
-            f"001 {player.start_no:>4} {one_line(player.sex)[:1]:1}{one_line(player.title)[:3]:>3} "
-            f"{one_line(player.name)[:33]:<33} {player.rating or '':>4} {one_line(player.federation)[:3]:<3} "
-            f"{one_line(player.fide_id)[:11]:>11} {one_line(player.birth)[:10]:<10} "
+            f"001 {player.start_no:>4} {fit(one_line(player.sex))[:1]:1}{fit(one_line(player.title))[:3]:>3} "
+            f"{fit(one_line(player.name))[:33]:<33} {player.rating or '':>4} {fit(one_line(player.federation))[:3]:<3} "
+            f"{fit(one_line(player.fide_id))[:11]:>11} {fit(one_line(player.birth))[:10]:<10} "
             f"{score:>4} {ranks[player.start_no]:>4}  "
         )
         blocks = []
