@@ -100,7 +100,8 @@ def test_spectator_page_shows_the_games_in_progress_and_the_standings_if_they_en
               const i = [...t.querySelectorAll('thead th')].findIndex((th) => th.textContent.trim() === 'DE');
               return i < 0 ? null : [...t.querySelectorAll('tbody tr')].map((r) => r.children[i].textContent); }"""
         )
-        assert de is not None and all(c == "—" or c.endswith(("st", "nd", "rd", "th")) for c in de), de
+        # (starred while two of the tied have still to meet, as in the official table: issue 38)
+        assert de is not None and all(c == "—" or c.rstrip("*").endswith(("st", "nd", "rd", "th")) for c in de), de
         settle(page)
         page.locator("#live").screenshot(path=str(images(tmp_path) / "boards.png"))
         # the first game ends as its board said: its board goes, the official standings take the result

@@ -73,7 +73,8 @@ def test_overlay_shows_a_cue_as_a_lower_third_when_a_line_is_clinched(
     with arbiter_of(tracker) as arbiter:
         seq = arbiter.submit_all(before)
         stream = pages.open(width=1280, height=720)
-        overlay_url = f"{tracker.http_url}/overlay/{tid}?top=6&mode=stakes&board=1&cues=1"
+        # board 4 (So–Vachier-Lagrave): boards 1–3 are over, and board=N is board N of the round (issue 38)
+        overlay_url = f"{tracker.http_url}/overlay/{tid}?top=6&mode=stakes&board=4&cues=1"
         stream.goto(stream_page(tmp_path, overlay_url).as_uri())
         stream.frame_locator("iframe").locator("#rows .row").first.wait_for()
         overlay = next(f for f in stream.frames if f.url.startswith(tracker.http_url))

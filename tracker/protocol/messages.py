@@ -435,6 +435,7 @@ def stakes_message(k: Stakes, c: Chances | None) -> bytes:
         "games": [
             {
                 "round": g.round,
+                "board": g.board,
                 "white": g.white,
                 "black": g.black,
                 "outcomes": [

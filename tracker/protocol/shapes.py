@@ -462,9 +462,11 @@ class OutcomeStakesJSON(TypedDict):
 
 
 class GameStakesJSON(TypedDict):
-    """A pending game; ``exact`` false: the stakes listed are proven, and there may be more."""
+    """A pending game; ``exact`` false: the stakes listed are proven, and there may be more. ``board``: its
+    board in the round (0 when the tournament was opened without a schedule)."""
 
     round: int | None
+    board: int
     white: int
     black: int
     outcomes: list[OutcomeStakesJSON]

@@ -6,8 +6,8 @@
 // message for an older official seq than the page shows is stale: it waits for the next one.
 
 import { applyDelta, el, fill, fmt, sentenceName, shortName } from "/static/live.js";
-import { say, t, tn } from "/static/i18n.js";
-import { placeWords } from "/static/explain.js";
+import { decimals, say, t, tn } from "/static/i18n.js";
+import { directEncounter, placeWords } from "/static/explain.js";
 
 /** The stylesheet of these parts, added once (CSP: styles from this origin only). */
 function styles() {
@@ -25,12 +25,29 @@ export function whiteShare(board) {
 /** An eval bar: White's share as a filled bar, the evaluation as text (a screen reader reads the label). */
 export function evalBar(board) {
   const share = whiteShare(board);
-  const label = board.eval_text ? t("boards.evaluation", "evaluation {eval}", { eval: board.eval_text }) : t("boards.no_evaluation", "no evaluation");
+  const text = board.eval_text ? decimals(board.eval_text) : "";  // "+3,2" where the language writes 2,5
+  const label = text ? t("boards.evaluation", "evaluation {eval}", { eval: text }) : t("boards.no_evaluation", "no evaluation");
   const white = el("span", { class: "evalbar-white" });
   white.style.width = `${(share * 100).toFixed(1)}%`;  // CSSOM, not a style attribute: the CSP allows it
   return el("span", { class: "evalbar-box", title: label },
     el("span", { class: "evalbar", role: "img", "aria-label": label, dataset: { share: share.toFixed(3) } }, white),
-    el("span", { class: "evalbar-text" }, board.eval_text || "–"));
+    el("span", { class: "evalbar-text" }, text || "–"));
+}
+
+/** A clock's time left as a board shows it: "1:02:05", "9:58", "0:07" (seconds, from the PGN's [%clk]). */
+export function clockText(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), ss = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+
+/** Both clocks of a board (White's first, as the players are written), or nothing when the source gives none. */
+function clocks(b) {
+  if (b.white_clock == null && b.black_clock == null) return el("span", { class: "board-clocks" });
+  const white = b.white_clock == null ? "–" : clockText(b.white_clock);
+  const black = b.black_clock == null ? "–" : clockText(b.black_clock);
+  return el("span", { class: "board-clocks", title: t("boards.clocks", "clocks: White {white}, Black {black}", { white, black }) },
+    el("span", { class: "clock white" }, white), " – ", el("span", { class: "clock black" }, black));
 }
 
 /** The standings as they stand (official + the live delta), with each row's official rank beside it. */
@@ -39,6 +56,12 @@ export function asItStands(official, live) {
   const after = applyDelta(official, { tournament: official.tournament, seq: official.seq, rows: live.rows, order: live.order });
   const ranks = new Map(official.standings.map((r) => [r.start_no, r.rank]));
   return { ...after, officialRanks: ranks, live };
+}
+
+/** A DE cell as it stands: the place among the tied, starred while two of them have still to meet (as the
+ * official table writes it: the games in progress count as played, the games to come do not). */
+function deText(view, row, code) {
+  return directEncounter(view, row, code)?.text ?? placeWords(row.tiebreaks[code]);
 }
 
 /** "▲2", "▼1" or "" for a row as it stands against its official rank. */
@@ -76,6 +99,7 @@ function boardLine(b, names) {
     el("span", { class: "board-no" }, b.board ? String(b.board) : "·"),
     el("span", { class: "board-players" }, `${white} – ${black}`),
     evalBar(b),
+    clocks(b),
     el("span", { class: "board-move" }, b.last_move ? `${Math.ceil(b.ply / 2)}${b.ply % 2 ? "." : "…"} ${b.last_move}` : ""));
 }
 
@@ -127,7 +151,7 @@ export function mountSpectatorBoards(main) {
           el("td", { class: `arrow ${move.startsWith("▲") ? "up" : move ? "down" : ""}` }, move),
           el("td", null, row.name),
           el("td", { class: "num" }, fmt(row.points)),
-          codes.map((c) => el("td", { class: "num" }, c.toUpperCase() === "DE" ? placeWords(row.tiebreaks[c]) : fmt(row.tiebreaks[c] ?? 0))));
+          codes.map((c) => el("td", { class: "num", dataset: { code: c } }, c.toUpperCase() === "DE" ? deText(view, row, c) : fmt(row.tiebreaks[c] ?? 0))));
       })));
     const write = (no) => sentenceName(names.get(no) || String(no));
     fill(section.querySelector("#live-stakes"), view.live.stakes.map((s) => el("li", null, say(s.said, write, s.text))));

@@ -167,7 +167,7 @@ export function whyAbove(payload, a, b) {
     }
     const info = columnInfo(payload, code);
     const decides = lines.length;
-    const better = info.better ? ` (${info.better})` : "";
+    const better = info.better ? `; ${info.better}` : "";  // not in parentheses: DE's own has some
     if (code.toUpperCase() === "DE") {
       const du = directEncounter(payload, upper, code), dl = directEncounter(payload, lower, code);
       const h2h = gamesAgainst(upper, lower.start_no);

@@ -144,6 +144,11 @@ export function number(value, digits = 1) {
   return value.toFixed(digits).replace(".", catalogue.decimal);
 }
 
+/** A number the server wrote with a decimal point ("+3.2", "−0.45") with the page's decimal symbol ("+3,2"). */
+export function decimals(text) {
+  return String(text).replace(/(\d)\.(\d)/g, `$1${catalogue.decimal}$2`);
+}
+
 /** `items` as a list in the page's language ("A, B and C"; CLDR list patterns, as the server writes them). */
 export function join(items) {
   const p = catalogue.list;

@@ -22,7 +22,7 @@ import { number, t } from "/static/i18n.js";
 import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
 import { arrow, mountOverlayLive } from "/static/boards.js";
 import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
-import { placeWords, ptsLabel, rankingOrder } from "/static/explain.js";
+import { directEncounter, placeWords, ptsLabel, rankingOrder } from "/static/explain.js";
 
 const params = readParams(location.search, OVERLAY_PARAMS, "overlay");
 const lang = await startLanguage(params.lang);
@@ -96,7 +96,8 @@ function resolve(names, codes) {
       label: code,
       value: (r) => (code in r.tiebreaks ? r.tiebreaks[code] : null),
       provisional: code.toUpperCase().startsWith("KS"),
-      show: code.toUpperCase() === "DE" ? placeWords : fmt,  // DE is a place among the tied, as everywhere
+      // DE is a place among the tied, as everywhere, starred while two of the tied have still to meet
+      show: code.toUpperCase() === "DE" ? (v, row, payload) => directEncounter(payload, row, code)?.text ?? placeWords(v) : fmt,
     };
   });
 }
@@ -163,7 +164,7 @@ function render(payload) {
       cols.map((c) => {
         const value = c.value(row);
         return el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "cell" },
-          el("span", { class: "v" }, value === null ? "–" : (c.show || fmt)(value)),
+          el("span", { class: "v" }, value === null ? "–" : (c.show || fmt)(value, row, payload)),
           c.provisional && payload.provisional ? el("span", { class: "prov", title: note }, "*") : null);
       }),
     );

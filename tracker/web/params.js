@@ -17,7 +17,7 @@ export const OVERLAY_PARAMS = {
   legend: { kind: "choice", choices: ["none", "order"] },        // order: "Ranked by Pts › DE › …"
   mode: { kind: "choice", choices: ["table", "stakes", "chances", "cues", "live"] },  // live: as the games stand
   boards: { kind: "choice", choices: ["0", "1"] },               // 1: an eval bar per game in progress
-  board: { kind: "int", default: 1, lo: 1, hi: 500 },             // mode=stakes: the N-th game of the next round
+  board: { kind: "int", default: 1, lo: 1, hi: 500 },             // mode=stakes: board N of the round being played
   cues: { kind: "choice", choices: ["0", "1"] },                 // 1: lower thirds for cues
   delay: { kind: "float", default: 0, lo: 0, hi: 600 },          // a spoiler delay, seconds
   lang: { kind: "lang", default: "" },                             // the language (en, ru, es, de, fr); else the browser's

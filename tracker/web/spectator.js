@@ -6,7 +6,7 @@ import {
   koyaBreakdown, provisionalWords, scoringOf, sentenceName, shortName, startLanguage, statusWords, summaryText,
   tournamentFromPath,
 } from "/static/live.js";
-import { t, tn } from "/static/i18n.js";
+import { number, t, tn } from "/static/i18n.js";
 import { readParams, SPECTATOR_PARAMS } from "/static/params.js";
 import { mountSpectatorBoards } from "/static/boards.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
@@ -16,6 +16,7 @@ import {
 
 const tournament = tournamentFromPath();
 const spectatorParams = readParams(location.search, SPECTATOR_PARAMS, "spectator");
+const delayed = spectatorParams.delay > 0 ? Math.round(Math.min(600, spectatorParams.delay) * 10) / 10 : 0;  // seconds behind
 const lang = await startLanguage(spectatorParams.lang);
 const $ = (id) => document.getElementById(id);
 const dialog = $("koya");
@@ -194,8 +195,8 @@ function renderCrosstable(changed) {
     el("th", { class: "num", scope: "col" }, "#"),
     el("th", { scope: "col" }, t("column.player", "Player")),
     rows.map((r, i) => el("th", { class: "num opp", scope: "col", title: r.name }, String(i + 1))),
-    el("th", { class: "num", scope: "col" }, ptsLabel()),
-    ks ? el("th", { class: "num", scope: "col" }, "KS") : null,
+    el("th", { class: "num", scope: "col", title: t("column.pts.title", "Points") }, ptsLabel()),
+    ks ? header(ks) : null,  // explained as in the standings: name, what it counts, which way is better
   ));
   const body = el("tbody", null, rows.map((row, i) =>
     el("tr", { dataset: { start: row.start_no }, class: row.qualified ? "qualified" : null },
@@ -339,10 +340,13 @@ function announce(m) {
     { leader: top.name, points: pointsCount(top.points), changed }));
 }
 
+/** The connection's state; a delayed page says how far behind it is ("live, 30 s behind"), never just "live". */
 function status(s) {
   const node = $("status");
-  node.className = `status ${s}`;
-  fill(node, statusWords(s));
+  node.className = `status ${s}${delayed ? " delayed" : ""}`;
+  const seconds = Number.isInteger(delayed) ? String(delayed) : number(delayed, 1);
+  node.title = delayed ? t("overlay.delayed.title", "spoiler delay: everything here is {seconds} s late", { seconds }) : "";
+  fill(node, delayed && s === "live" ? t("status.live_delayed", "live, {seconds} s behind", { seconds }) : statusWords(s));
 }
 
 $("feed").dataset.empty = t("feed.empty", "Nothing yet: each result appears here in plain words.");

@@ -96,9 +96,10 @@ function gameItem(game, who, write) {
   const white = shortName(who.get(game.white) || String(game.white));
   const black = shortName(who.get(game.black) || String(game.black));
   const decided = game.outcomes.filter((o) => o.stakes.length);
-  return el("li", { class: "stake-game", dataset: { white: game.white, black: game.black, exact: game.exact } },
+  return el("li", { class: "stake-game", dataset: { white: game.white, black: game.black, exact: game.exact, board: game.board || null } },
     el("div", { class: "stake-pair" },
       game.round ? el("span", { class: "stake-round" }, `R${game.round}`) : null,
+      game.board ? el("span", { class: "stake-board" }, t("stakes.board_no", "Board {board}", { board: game.board })) : null,
       el("strong", null, `${white} – ${black}`),
       game.exact ? null : el("span", { class: "badge bound", title: t("stakes.bound.title", "the search stopped early: these are proven, there may be more") },
         t("stakes.bound", "proven so far"))),
@@ -176,8 +177,23 @@ export function mountSpectatorStakes(parent) {
 }
 
 /**
+ * The game of board `board` in the round being played (the first round with a game to play): the game of
+ * that board when it is still to be decided, `finished` when that board's game is over, null when the round
+ * has no such board.  A tournament opened without a schedule numbers no boards: its N-th undecided game then.
+ */
+export function boardGame(message, board) {
+  const next = Math.min(...message.games.map((g) => g.round ?? Infinity));
+  const round = message.games.filter((g) => (g.round ?? Infinity) === next);
+  if (!round.length) return null;
+  if (!round.some((g) => g.board)) return round[board - 1] ?? null;
+  const game = round.find((g) => g.board === board);
+  if (game) return game;
+  return board <= Math.floor(message.players.length / 2) ? { finished: true, round: round[0].round, board } : null;
+}
+
+/**
  * The overlay's parts, by URL parameter: mode=stakes&board=N ("what this
- * board decides" for the N-th pending game of the next round, 1 = first),
+ * board decides" for board N of the round being played, 1 = first; when that game is over, it says so),
  * mode=chances (an estimate, labelled), cues=1 (lower thirds for cues).
  * Returns onMessage for LiveFeed, or null when none is asked for.
  */
@@ -236,11 +252,16 @@ export function mountOverlayStakes(params, nameOf = () => null) {
     for (const [no, name] of who) known.set(no, name);
     box.dataset.seq = String(m.seq);
     if (mode === "stakes") {
-      const next = Math.min(...m.games.map((g) => g.round ?? Infinity));
-      const game = m.games.filter((g) => (g.round ?? Infinity) === next)[board - 1];
+      const game = boardGame(m, board);
       box.hidden = !game;
-      if (game) fill(box, el("div", { class: "stakes-title" }, t("stakes.board", "What this board decides"),
-        m.exact ? null : [" ", el("span", { class: "badge bound" }, t("stakes.bound", "proven so far"))]), el("ol", null, gameItem(game, who, write)));
+      box.dataset.board = game?.board ? String(game.board) : "";
+      if (game?.finished) {
+        fill(box, el("div", { class: "stakes-title" }, t("stakes.board_no", "Board {board}", { board: game.board })),
+          el("p", { class: "stake-finished" }, t("stakes.board_finished", "This board's game is over (round {round}).", { round: game.round })));
+      } else if (game) {
+        fill(box, el("div", { class: "stakes-title" }, t("stakes.board", "What this board decides"),
+          m.exact ? null : [" ", el("span", { class: "badge bound" }, t("stakes.bound", "proven so far"))]), el("ol", null, gameItem(game, who, write)));
+      }
     } else if (mode === "chances" && m.chances) {
       box.hidden = false;
       const top = [...m.chances.players].sort((a, b) => b.first - a.first).slice(0, 5);

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from tracker.core.boards import board_number
 from tracker.core.crosstable import Tournament
 from tracker.core.events import GameResult
 from tracker.core.phrases import Said, phrase, render
@@ -70,13 +71,18 @@ class OutcomeStakes:
 
 @dataclass(frozen=True, slots=True)
 class GameStakes:
-    """A pending game (start numbers) and what each outcome decides; ``exact`` false: proven stakes only."""
+    """A pending game (start numbers) and what each outcome decides; ``exact`` false: proven stakes only.
+
+    ``board`` is the game's board in its round (its place in the schedule's list of the round; 0 when the
+    tournament has no schedule), so that an overlay set to one board keeps showing that board.
+    """
 
     round: int | None
     white: int
     black: int
     outcomes: tuple[OutcomeStakes, ...]
     exact: bool
+    board: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +245,9 @@ def stakes(t: Tournament, *, budget: int = STAKES_BUDGET, solver: Solver | None 
                         found.append(Stake(t.start_nos[i], places, name, was, now, text, said))
             outcomes.append(OutcomeStakes(option.result, tuple(found)))
         exact = exact and game_exact
-        games.append(GameStakes(g.round, t.start_nos[g.white], t.start_nos[g.black], tuple(outcomes), game_exact))
+        white, black = t.start_nos[g.white], t.start_nos[g.black]
+        board = 0 if g.round is None else board_number(t, g.round, white, black)
+        games.append(GameStakes(g.round, white, black, tuple(outcomes), game_exact, board))
     return Stakes(t.id, t.seq, exact, lines, playoff, players, tuple(games))
 
 
