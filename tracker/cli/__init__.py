@@ -177,6 +177,16 @@ def _kafka_options(p: argparse.ArgumentParser, *, topics: bool = False) -> None:
         )
 
 
+def _encoding_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--encoding",
+        choices=["latin-1", "utf-8"],
+        default="latin-1",
+        help="the TRF's encoding: latin-1 (the default, as the FIDE TEC server reads TRF; names Latin-1 cannot "
+        "hold transliterated, Ł → L) or utf-8 (names as they are)",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tracker", description="Live Koya tie-breaks for round-robin chess events.")
     top.add_argument("--version", action="version", version=f"tracker {__version__} ({DISTRIBUTION})")
@@ -198,6 +208,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--basis", choices=["games", "rounds"])
     p.add_argument("--provisional", choices=["percentage", "max-games", "rounds"])
     p.add_argument("--format", choices=["table", "json", "trf"], default="table")
+    _encoding_option(p)
     p.add_argument("--project", action="store_true", help="also print what the remaining games can change")
     p.add_argument(
         "--lines", metavar="PLACES", help="places that matter, e.g. 1,3 (1st, top 3): clinched/eliminated/open each"
@@ -236,6 +247,7 @@ def parser() -> argparse.ArgumentParser:
     _rules_option(p)
     p.add_argument("--start-date", metavar="YYYY/MM/DD", help="written as record 042 (it also says the C.07 edition)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the TRF here (default: standard output)")
+    _encoding_option(p)
     p.set_defaults(run=cmd_new)
 
     p = sub.add_parser("up", help="run the embedded tracker: journal, processor, gateway, pages")
