@@ -7,6 +7,7 @@ import itertools
 import json
 import subprocess
 import sys
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -158,3 +159,45 @@ def test_a_budget_too_small_says_not_exact(sharing: Sharing) -> None:
     found = money(t, standings(t), PRIZES, sharing, budget=3)
     assert any(not m.exact for m in found)
     assert all(m.least <= m.most for m in found)
+
+
+# -- tournament_opened declares the prizes ------------------------------------------------------------------
+
+
+def test_tournament_opened_carries_prizes_and_sharing() -> None:
+    import msgspec
+
+    from tracker.core.events import decode_event, encode_event
+
+    event = msgspec.structs.replace(opened(4), prizes=(Decimal(1000), Decimal("600.50")), sharing="average")
+    again = decode_event(encode_event(event))
+    assert again == event and again.prizes == (Decimal(1000), Decimal("600.50"))  # type: ignore[union-attr]
+    old = json.loads(encode_event(opened(4)))
+    del old["prizes"], old["sharing"]
+    assert decode_event(json.dumps(old)).sharing == "hort"  # type: ignore[union-attr]  # events before them decode
+
+
+@pytest.mark.parametrize("prizes", [(Decimal(600), Decimal(1000)), (Decimal(1000), Decimal(-1))])
+def test_tournament_opened_refuses_prizes_out_of_order(prizes: tuple[Decimal, ...]) -> None:
+    import msgspec
+
+    from tracker.core.apply import step
+    from tracker.core.errors import EventRejected
+
+    with pytest.raises(EventRejected, match="non-increasing") as caught:
+        step(None, msgspec.structs.replace(opened(4), prizes=prizes))
+    assert caught.value.code == "invalid-tournament"
+
+
+def test_the_cli_pays_the_tournaments_own_prizes_unless_told_otherwise() -> None:
+    import msgspec
+
+    from tracker.cli.worth import prize_settings
+    from tracker.i18n import language
+
+    declared = msgspec.structs.replace(opened(4), prizes=(Decimal(1000), Decimal(600)), sharing="none")
+    en = language("en")
+    assert prize_settings(declared, None, None, en) == ((Fraction(1000), Fraction(600)), "none")
+    assert prize_settings(declared, None, "hort", en) == ((Fraction(1000), Fraction(600)), "hort")
+    assert prize_settings(declared, "500", None, en) == ((Fraction(500),), "hort")
+    assert prize_settings(opened(4), None, None, en) == (None, "hort")

@@ -214,12 +214,16 @@ def parser() -> argparse.ArgumentParser:
         "--lines", metavar="PLACES", help="places that matter, e.g. 1,3 (1st, top 3): clinched/eliminated/open each"
     )
     p.add_argument("--playoff", action="store_true", help="a tie for 1st on points goes to a play-off")
-    p.add_argument("--prizes", metavar="P1,P2,…", help="prize money per place from the 1st, e.g. 1000,600,400")
+    p.add_argument(
+        "--prizes",
+        metavar="P1,P2,…",
+        help="prize money per place from the 1st, e.g. 1000,600,400 (default: the tournament's own, if declared)",
+    )
     p.add_argument(
         "--sharing",
         choices=["none", "average", "hort"],
-        default="hort",
-        help="how players equal on points share prizes: none (tie-breaks decide), average, hort (half each way)",
+        help="how players equal on points share prizes: none (tie-breaks decide), average, hort (half each way; "
+        "the default unless the tournament declares its own)",
     )
     p.set_defaults(run=cmd_standings)
 

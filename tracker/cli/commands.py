@@ -77,17 +77,17 @@ def cmd_standings(args: argparse.Namespace) -> int:
     table = standings(state)
     team_table = team_standings(state, teams, team_codes) if teams is not None else None
     if args.format == "json":
-        from tracker.cli.worth import add_worth, parse_prizes
+        from tracker.cli.worth import add_worth, prize_settings
 
         rows = standings_json(table)
         if team_table is not None:
             rows["teams"] = team_rows_json(team_table)
-        prizes = parse_prizes(args.prizes, of(args)) if args.prizes else None
-        worth = add_worth(rows, state, table, prizes, args.sharing)
+        prizes, sharing = prize_settings(tf.opened, args.prizes, args.sharing, of(args))
+        worth = add_worth(rows, state, table, prizes, sharing)
         document: dict[str, object] = {**rows, "notes": [*tf.notes, *provisional_notes(state, table), *worth]}
         if prizes is not None:
             document["prizes"] = [float(p) for p in prizes]
-            document["sharing"] = args.sharing
+            document["sharing"] = sharing
         if args.project:
             from tracker.core.projection import project
             from tracker.protocol import projection_json

@@ -15,6 +15,7 @@ from typing import cast
 from tracker.cli.words import say
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
+from tracker.core.events import TournamentOpened
 from tracker.core.phrases import phrase, render
 from tracker.core.standings import Standings
 from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Sharing, check_prizes, money
@@ -39,6 +40,18 @@ def parse_prizes(text: str, lang: Catalogue) -> tuple[Fraction, ...]:
     except ValueError:
         raise TrackerError(say(PRIZES_ORDER(prizes=text), lang)) from None
     return prizes
+
+
+def prize_settings(
+    opened: TournamentOpened, asked: str | None, sharing: Sharing | None, lang: Catalogue
+) -> tuple[tuple[Fraction, ...] | None, Sharing]:
+    """The prizes and sharing rule to pay: ``--prizes``/``--sharing`` when given, else what the tournament
+    declares (``tournament_opened``'s ``prizes`` and ``sharing``), else none (and ``hort``)."""
+    if asked:
+        return parse_prizes(asked, lang), sharing or "hort"
+    if opened.prizes:
+        return tuple(Fraction(p) for p in opened.prizes), sharing or opened.sharing
+    return None, sharing or "hort"
 
 
 def add_worth(

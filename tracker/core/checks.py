@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import pairwise
 from typing import Final, assert_never
 
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
@@ -51,6 +52,10 @@ TOO_FEW_ROUNDS_DOUBLE: Final = phrase(
 )
 BAD_LINES: Final = phrase(
     "rejected.bad_lines", "lines of {places} places for {n} players: each at most {n} places, none twice"
+)
+BAD_PRIZES: Final = phrase(
+    "rejected.bad_prizes",
+    "prizes are declared per place from the 1st down, none negative: {prizes} is not in non-increasing order",
 )
 SCHEDULE_TOO_LONG: Final = phrase("rejected.schedule_too_long", "the schedule has more rounds than the tournament")
 SCHEDULE_PAIRS: Final = phrase("rejected.schedule_pairs", "round {round} of the schedule pairs {white} and {black}")
@@ -203,7 +208,8 @@ def check_opened(event: TournamentOpened) -> None:
     Raises :class:`EventRejected` for a set-up tracker cannot track: repeated
     start numbers, too few rounds for the round robin, an unknown tie-break
     code, a schedule naming unknown players or pairing a player twice, a
-    line with more places than players or declared twice.
+    line with more places than players or declared twice, prizes that are
+    negative or not in non-increasing order.
     """
     numbers = [p.start_no for p in event.players]
     if len(set(numbers)) != len(numbers):
@@ -216,6 +222,9 @@ def check_opened(event: TournamentOpened) -> None:
         too_few = TOO_FEW_ROUNDS_DOUBLE if event.format == "double" else TOO_FEW_ROUNDS
         raise EventRejected(too_few(n=n, needed=needed, rounds=event.rounds), code="invalid-tournament")
     parse_tiebreaks(event.tiebreaks, event.rules)
+    prizes = event.prizes
+    if any(not p.is_finite() or p < 0 or p.adjusted() > 12 for p in prizes) or any(a < b for a, b in pairwise(prizes)):
+        raise EventRejected(BAD_PRIZES(prizes=", ".join(str(p) for p in prizes)), code="invalid-tournament")
     places = [line.places for line in event.lines]
     if len(set(places)) != len(places) or any(p > n for p in places):
         raise EventRejected(BAD_LINES(places=", ".join(str(p) for p in places), n=n), code="invalid-tournament")

@@ -45,6 +45,9 @@ ProvisionalBasis = Literal["percentage", "max-games", "rounds"]
 #: under: ``2026`` (in force since 1 March 2026) or ``2024``.  What differs is
 #: in :mod:`tracker.core.editions`.
 Rules = Literal["2024", "2026"]
+#: How players equal on points share place prizes (:mod:`tracker.core.worth.prizes`): ``none`` (the
+#: tie-breaks decide), ``average`` (equal shares), ``hort`` (half by place, half in equal shares).
+PrizeSharing = Literal["none", "average", "hort"]
 RULES: Final[tuple[Rules, ...]] = ("2024", "2026")
 
 DEFAULT_TIEBREAKS: Final[tuple[str, ...]] = ("PTS", "DE", "SB", "KS", "WON")
@@ -105,7 +108,9 @@ class TournamentOpened(
     that a tie for 1st on points is decided by a play-off, not tie-breaks.
     Both are optional: events written before they existed decode unchanged.
     ``rules`` is the C.07 edition (default ``2026``; optional for the same
-    reason: an event without it is read as 2026).
+    reason: an event without it is read as 2026).  ``prizes`` are the prize
+    money per place from the 1st (non-increasing; none: no prizes declared)
+    and ``sharing`` how players equal on points share them; optional too.
     """
 
     id: EventId
@@ -125,6 +130,8 @@ class TournamentOpened(
     lines: Annotated[tuple[Line, ...], msgspec.Meta(max_length=16)] = ()
     playoff: bool = False
     rules: Rules = "2026"
+    prizes: Annotated[tuple[Points, ...], msgspec.Meta(max_length=500)] = ()
+    sharing: PrizeSharing = "hort"
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):

@@ -38,17 +38,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 from math import lcm
-from typing import Final, Literal
+from typing import Final
 
 from tracker.core.crosstable import Tournament
-from tracker.core.events import GameResult
+from tracker.core.events import GameResult, PrizeSharing
 from tracker.core.phrases import phrase
 from tracker.core.projection.model import Model, model_of
 from tracker.core.projection.ranking import standing
 from tracker.core.standings import Standings
 from tracker.core.tiebreaks.rule import Final as Complete
 
-Sharing = Literal["none", "average", "hort"]
+#: The sharing rules (the wire's ``tournament_opened.sharing``).
+Sharing = PrizeSharing
 SHARINGS: Final[tuple[Sharing, ...]] = ("none", "average", "hort")
 
 #: Nodes one search (a player's least or most money) may expand before it reports what it found, not exact.
