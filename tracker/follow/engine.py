@@ -10,9 +10,12 @@ game that moved on while the engine was busy is analysed where it is now,
 never where it was.  Each analysis is bounded (``nodes``, or ``seconds``),
 and the engine is asked for its own win/draw/loss (``UCI_ShowWDL``) when it
 offers one; without it the follower's board has the score alone and the
-tracker applies its documented model.  An engine that cannot start or that
-dies is one warning: the follower goes on with the results and the feed's
-own evaluations, without the engine.
+tracker applies its documented model.  An engine that cannot start, that
+does not answer ``uci`` within ``start_timeout`` seconds, that dies, or that
+hangs (no answer to a search within ``analysis_timeout`` seconds) is one
+warning saying which: the process is killed and the follower goes on with
+the results and the feed's own evaluations, without the engine.  Closing
+never leaves a traceback: a stuck engine is killed, not waited for.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Coroutine
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import chess
 import chess.engine
@@ -32,8 +36,12 @@ from tracker.core.events import EvalSource, Evaluation
 
 log = logging.getLogger(__name__)
 
+_T = TypeVar("_T")
+
 #: Nodes per position unless told otherwise: about a tenth of a second for Stockfish on one core.
 DEFAULT_NODES: Final = 150_000
+START_TIMEOUT: Final = 10.0  # seconds for the engine to answer ``uci`` (and ``isready``)
+ANALYSIS_TIMEOUT: Final = 30.0  # seconds for one bounded search's answer before the engine counts as hung
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +56,19 @@ class Analysis:
 class Engine:
     """One UCI engine analysing the newest position of each game (see the module docstring)."""
 
-    def __init__(self, path: str, *, nodes: int | None = DEFAULT_NODES, seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        nodes: int | None = DEFAULT_NODES,
+        seconds: float | None = None,
+        start_timeout: float = START_TIMEOUT,
+        analysis_timeout: float = ANALYSIS_TIMEOUT,
+    ) -> None:
         self.path = path
+        self.start_timeout = start_timeout
+        self.analysis_timeout = analysis_timeout + (seconds or 0.0)
+        self.failure: str | None = None  # why the engine stopped, as logged (once)
         self.limit = chess.engine.Limit(nodes=nodes if seconds is None else None, time=seconds)
         self.results: dict[GameKey, Analysis] = {}
         self.dead = False
@@ -101,17 +120,58 @@ class Engine:
                     if exited.done():  # died while idle: say so now, not at the next position
                         raise chess.engine.EngineTerminatedError(f"engine process died (exit code {exited.result()})")
                 key, fen = self._queue.popitem(last=False)
-                self.results[key] = await self._analyse(fen)
+                found = await self._bounded(self._analyse(fen), self.analysis_timeout)
+                if found is None:
+                    raise _Stopped(f"hung: no answer to a search within {self.analysis_timeout:g} s")
+                self.results[key] = found
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            self.dead = True
-            self._queue.clear()
-            log.warning("follow: the engine %s stopped (%s); boards go on with the feed's evaluations", self.path, exc)
+            self._fail(str(exc) or type(exc).__name__)
+
+    async def _bounded(self, work: Coroutine[Any, Any, _T], seconds: float) -> _T | None:
+        """``work``'s answer, or ``None`` when the engine gave none within ``seconds`` (its process is then killed).
+
+        A stuck command is never cancelled (python-chess would then fail in
+        its connection-lost callback at shutdown): the process is killed
+        and the command ends with the engine's termination.
+        """
+        task = asyncio.ensure_future(work)
+        task.add_done_callback(_retrieved)
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+        if task in done:
+            return task.result()
+        self._kill()
+        await asyncio.wait({task}, timeout=2.0)
+        return None
+
+    @staticmethod
+    async def _initialized(engine: chess.engine.UciProtocol) -> bool:
+        await engine.initialize()
+        return True
+
+    def _fail(self, why: str) -> None:
+        """Report the engine's failure once, kill its process, go on without it."""
+        self.dead = True
+        self._queue.clear()
+        if self.failure is None:
+            self.failure = why
+            log.warning("follow: the engine %s stopped (%s); boards go on with the feed's evaluations", self.path, why)
+        self._kill()
+
+    def _kill(self) -> None:
+        if self._transport is not None:
+            with suppress(ProcessLookupError, OSError):
+                self._transport.kill()
 
     async def _start(self) -> None:
-        self._transport, engine = await chess.engine.popen_uci(self.path)
+        try:
+            self._transport, engine = await chess.engine.UciProtocol.popen(self.path)
+        except (FileNotFoundError, PermissionError) as exc:
+            raise _Stopped(f"cannot start it: {exc.strerror or exc}") from None
         self._engine = engine
+        if not await self._bounded(self._initialized(engine), self.start_timeout):
+            raise _Stopped(f"no answer to uci within {self.start_timeout:g} s")
         self._name = engine.id.get("name", self.path)
         if "UCI_ShowWDL" in engine.options:
             await engine.configure({"UCI_ShowWDL": True})
@@ -132,11 +192,27 @@ class Engine:
         return f"{self.limit.time:g} s" if self.limit.time else f"{self.limit.nodes} nodes"
 
     async def aclose(self) -> None:
-        """Stop the analysis and the engine process."""
+        """Stop the analysis and the engine process (killed when it does not quit within a second or two)."""
         if self._task is not None:
             self._task.cancel()
             with suppress(asyncio.CancelledError):
                 await self._task
-        if self._engine is not None:
-            with suppress(Exception):
-                await asyncio.wait_for(self._engine.quit(), 5)
+        if self._engine is not None and not self.dead:
+            with suppress(Exception):  # a stuck or dead engine: killed, nothing to report at shutdown
+                await self._bounded(self._engine.quit(), 2.0)
+        self._kill()
+        if self._engine is not None:  # reaped before the loop closes (else asyncio complains at exit)
+            await asyncio.wait({self._engine.returncode}, timeout=2.0)
+        if self._transport is not None:
+            self._transport.close()
+        self.dead = True
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Mark a command's outcome as seen: an engine killed mid-command is reported once, by :meth:`Engine._fail`."""
+    if not task.cancelled():
+        task.exception()
+
+
+class _Stopped(Exception):
+    """Why the engine is given up (the warning's words)."""
