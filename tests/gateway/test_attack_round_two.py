@@ -17,7 +17,7 @@ from tests.gateway.test_hostile import result
 from tests.gateway.test_limits import metric
 from tests.gateway.test_viewers import fill, round_robin
 from tests.wsclient import recv_until, reply_to, send, submit
-from tracker.core.events import BoardUpdated, ResultRecorded, encode_board
+from tracker.core.events import BoardUpdated, ResultRecorded, encode_board, encode_event
 
 
 def cpu_seconds(pid: int) -> float:
@@ -187,3 +187,40 @@ async def test_a_board_flood_on_the_arbiter_token_refuses_none_of_its_results(tr
         boards = await flood
     print(f"results during a board flood: {codes.count('ack')} acked of {len(codes)}; boards acked {boards}")
     assert codes == ["ack"] * 12, codes
+
+
+INVALID_BOARDS = {
+    "html in the fen": {"fen": "<img src=x onerror=alert(1)>"},
+    "no kings": {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"},
+    "a wdl of 900/900/900": {"evaluation": {"wdl": [900, 900, 900]}},
+    "html as the last move": {"last_move": "<b>e4</b>"},
+}
+
+
+async def test_boards_are_read_as_chess_and_refused_with_a_code(tracker_server: RunningTracker) -> None:
+    """Reproduction (item 7): a ``fen`` with HTML in it and a ``wdl`` of 900/900/900 were acknowledged, and a
+    board sent right after its tournament's opening was acknowledged before the opening was."""
+    tid = "checked-boards"
+    events = round_robin(tid, 4, 0)
+    game = (1, 4)
+    async with connect(tracker_server.ws_url) as ws:
+        opening = json.loads(encode_event(events[0]))
+        first = BoardUpdated("b-first", tid, 1, *game, ply=1, last_move="e4", fen=FIRST_MOVE)
+        await send(ws, {"type": "submit", "token": tracker_server.token, "event": opening})
+        await send(ws, {"type": "submit", "token": tracker_server.token, "event": json.loads(encode_board(first))})
+        replies = [json.loads(await asyncio.wait_for(ws.recv(), 30)) for _ in range(2)]
+        assert [(r["type"], r["id"]) for r in replies] == [("ack", events[0].id), ("ack", "b-first")], replies
+        codes = {}
+        for name, fields in INVALID_BOARDS.items():
+            board = {**json.loads(encode_board(BoardUpdated(f"b-{len(codes)}", tid, 1, *game, ply=2))), **fields}
+            await send(ws, {"type": "submit", "token": tracker_server.token, "event": board})
+            reply = await reply_to(ws, board["id"])
+            codes[name] = reply.get("code", "ack")
+            assert "<" not in reply.get("reason", ""), reply  # what came in is not sent back
+        assert codes == dict.fromkeys(INVALID_BOARDS, "invalid-board"), codes
+        before = BoardUpdated("b-early", "not-open-yet", 1, *game, ply=2)
+        await send(ws, {"type": "submit", "token": tracker_server.token, "event": json.loads(encode_board(before))})
+        assert (await reply_to(ws, "b-early"))["code"] == "unknown-tournament"
+
+
+FIRST_MOVE = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"

@@ -10,6 +10,7 @@ subclass) with a reason a person can act on, before anything changes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
@@ -18,6 +19,7 @@ from typing import Final, assert_never
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownTournament
 from tracker.core.events import (
+    BoardUpdated,
     ByeRecorded,
     ByeVoided,
     Event,
@@ -378,3 +380,31 @@ def require_tournament(t: Tournament | None, event: Event) -> Tournament:
     if t.id != event.tournament:
         raise UnknownTournament(ELSEWHERE(tournament=event.tournament, other=t.id))
     return t
+
+
+# -- boards: checked like results, though they never enter the journal --------------------------------
+
+BAD_FEN: Final = phrase("rejected.bad_fen", "the board's position is not a chess position in FEN: {problem}")
+BAD_WDL: Final = phrase("rejected.bad_wdl", "the board's win/draw/loss estimate sums to {total} per mille, not 1000")
+BAD_MOVE: Final = phrase("rejected.bad_move", "the board's last move is not a move in SAN (e.g. Nf3, exd5, O-O)")
+#: A move in standard algebraic notation (the feeds' and python-chess's ``san()``), with its check sign.
+_SAN: Final = re.compile(r"(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h](?:x[a-h])?[1-8](?:=[QRBN])?|O-O(?:-O)?)[+#]?")
+
+
+def check_board_values(board: BoardUpdated, fen_problem: str | None) -> None:
+    """Whether what ``board`` says of its game reads as chess; changes nothing.
+
+    ``fen_problem`` is what the edge found wrong with its ``fen`` (the core parses no FEN: python-chess
+    does, in the gateway), ``None`` when it parsed or is empty.  Raises :class:`EventRejected` with code
+    ``invalid-board``: a position that is not one, an estimate whose win, draw and loss do not sum to
+    1000 per mille, a last move that is not SAN.  The ranges of ``ply`` and the clocks are the
+    decoder's (``bad-message``); a ply is not held to the position's move number (a game from a set-up
+    position counts its own plies).
+    """
+    if fen_problem is not None:
+        raise EventRejected(BAD_FEN(problem=fen_problem), code="invalid-board")
+    wdl = board.evaluation.wdl if board.evaluation is not None else None
+    if wdl is not None and sum(wdl) != 1000:
+        raise EventRejected(BAD_WDL(total=sum(wdl)), code="invalid-board")
+    if board.last_move and _SAN.fullmatch(board.last_move) is None:
+        raise EventRejected(BAD_MOVE(), code="invalid-board")  # what it was is not sent back

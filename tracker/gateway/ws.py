@@ -14,15 +14,18 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
 from tracker.config import ServerConfig
+from tracker.core.checks import check_board_values
 from tracker.core.errors import DecodeError, EventRejected
 from tracker.core.events import BoardUpdated, Event
 from tracker.core.phrases import Said, phrase, render
+from tracker.formats.fen import fen_problem
 from tracker.gateway.auth import Bucket, TokenGuard, Verdict, address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.desk import Desk
@@ -54,6 +57,7 @@ class Client:
     subscribes: Bucket | None = None
     said: bool = False  # subscribed with "updates": "delta" once (v1.1): its rejections carry reason_said
     proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
+    events_in_flight: dict[str, set[asyncio.Task[None]]] = field(default_factory=dict)  # submits not answered
 
 
 class Websockets:
@@ -132,8 +136,14 @@ class Websockets:
                     elif isinstance(message, Submit):
                         # started in arrival order: the backend applies in that order
                         await pending.acquire()
-                        task = tasks.create_task(self._submit(conn, message))
-                        task.add_done_callback(lambda _: pending.release())
+                        tid = message.event.tournament
+                        events = client.events_in_flight.setdefault(tid, set())
+                        if isinstance(message.event, BoardUpdated):  # after the events sent before it are decided
+                            task = tasks.create_task(self._submit(conn, message, after=list(events)))
+                        else:
+                            task = tasks.create_task(self._submit(conn, message))
+                            events.add(task)
+                        task.add_done_callback(partial(self._settled, client, tid, pending))
                     else:
                         client.subscriptions.discard(message.tournament)
                         client.arbiter_of.discard(message.tournament)
@@ -206,9 +216,22 @@ class Websockets:
             client.boards_of.add(tid)
             self.boards_joined(conn, tid)
 
-    async def _submit(self, conn: ServerConnection, message: Submit) -> None:
+    @staticmethod
+    def _settled(client: Client, tid: str, pending: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
+        pending.release()
+        events = client.events_in_flight.get(tid)
+        if events is not None:
+            events.discard(task)
+            if not events:
+                del client.events_in_flight[tid]
+
+    async def _submit(
+        self, conn: ServerConnection, message: Submit, after: list[asyncio.Task[None]] | None = None
+    ) -> None:
         started = time.perf_counter()
         event = message.event
+        if after:  # a board waits for this connection's earlier events of its tournament (its opening, say)
+            await asyncio.wait(after)
         if (verdict := self.check(conn, message.token)) is not Verdict.OK:
             self.metrics.inc("tracker_events_rejected_total", code=verdict.value)
             await reply(conn, self._rejected(conn, event.id, verdict.value, verdict.reason, message.ref, verdict.said))
@@ -230,6 +253,7 @@ class Websockets:
             return
         try:
             if isinstance(event, BoardUpdated):
+                check_board_values(event, fen_problem(event.fen))  # read as chess, as a result is
                 seq = await self.backend.board(event)  # kept apart from the results: never journalled
             else:
                 seq = await self.backend.submit(event)
