@@ -182,3 +182,43 @@ def test_ctrl_c_on_the_demo_stops_quietly(tmp_path: Path) -> None:
     text = "".join(process.output)
     assert code in (0, 130), text
     assert "SpawnProcess" not in text and "Traceback" not in text and "KeyboardInterrupt" not in text, text
+
+
+# -- e: the causes and the readers' notes in the chosen language ------------------------------------------------
+
+WITHDRAWAL_BLANK = Path(__file__).resolve().parents[1] / "data" / "withdrawal-blank.trf"
+
+
+def test_check_says_the_cause_in_the_chosen_language(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.builders import fold_all
+    from tests.formats.test_check import _exercise, _exported, _values
+    from tracker.cli import main
+    from tracker.core.standings import standings
+
+    events = _exercise()
+    xxt = _values(standings(fold_all(events)), ("DE", "SB", "KS"))
+    xxt[5] = xxt[5].replace(" 2.25 ", " 0.75 ")  # Helene's SB without her forfeit win
+    path = _exported(tmp_path, events, "sb.trf", xxt)
+    assert main(["check", str(path)]) == 1
+    english = capsys.readouterr().out
+    assert "forfeit handling: the official figures do not count forfeits as games" in english
+    for lang, word in (("ru", "неяв"), ("es", "incomparecencia"), ("de", "kampflos")):
+        assert main(["check", str(path), "--lang", lang]) == 1
+        said = capsys.readouterr().out
+        assert "forfeit handling" not in said and "official figures" not in said, said
+        assert word in said.lower(), said
+
+
+@pytest.mark.parametrize("final", [False, True])
+def test_the_readers_notes_are_said_in_the_chosen_language(final: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracker.cli import main
+
+    args = ["standings", str(WITHDRAWAL_BLANK), *(["--final"] if final else [])]
+    assert main(args) == 0
+    english = capsys.readouterr().err
+    assert "no result" in english and "read as unplayed" in english
+    assert main([*args, "--lang", "ru"]) == 0
+    russian = capsys.readouterr().err
+    assert len(russian.splitlines()) == len(english.splitlines()) == 2
+    assert "no result" not in russian and "read as" not in russian, russian
+    assert "4–3" in russian and "2–4" in russian, russian

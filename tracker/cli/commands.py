@@ -95,7 +95,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
             document["projection"] = projection_json(project(state))
         print(json.dumps(document, ensure_ascii=False, indent=2))
         return 0
-    for note in tf.notes:  # how the file was read, apart from the table: stdout stays a table or a TRF file
+    for note in notes_in(tf, of(args)):  # how the file was read, apart from the table: stdout stays a table or TRF
         err.print(f"tracker standings: {say(words.NOTE(note=note), of(args))}", markup=False)
     if args.format == "trf":
         from tracker.formats.trf.write import trf_bytes
@@ -108,13 +108,20 @@ def cmd_standings(args: argparse.Namespace) -> int:
     return 0 if not args.project else _project(state, args)
 
 
+def notes_in(tf: TournamentFile, lang: Catalogue) -> list[str]:
+    """How the file was read, in ``lang``: the readers' notes as phrases (their English when a reader gave none)."""
+    if len(tf.said) == len(tf.notes):
+        return [say(n, lang) for n in tf.said]
+    return list(tf.notes)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """``tracker check FILE``: 0 when the official figures agree with tracker's, 1 when they do not, 2 with none."""
     from tracker.core.audit import audit
 
     lang = of(args)
     tf = read_file(args.file, final=args.final, rules=args.rules)
-    for note in tf.notes:
+    for note in notes_in(tf, lang):
         err.print(f"tracker check: {say(words.NOTE(note=note), lang)}", markup=False)
     if not tf.official:
         err.print(f"tracker check: {say(words.CHECK_NOTHING(file=args.file), lang)}", markup=False)
@@ -157,7 +164,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _figure(d: Disagreement, lang: Catalogue) -> str:
-    """One disagreement in ``lang`` (``Disagreement.sentence`` in English); its cause is the audit's words."""
+    """One disagreement in ``lang`` (``Disagreement.sentence`` in English), its cause too (the audit's phrase)."""
     grouped = d.what != RANK and rule_of(parse_tiebreak(d.what)).grouped
     shown = (lambda v: words.place(int(v), lang)) if grouped else lang.points
     what = say(words.CHECK_PLACE(), lang) if d.what == RANK else d.what
@@ -167,7 +174,7 @@ def _figure(d: Disagreement, lang: Catalogue) -> str:
         what=what,
         official=shown(d.official),
         computed=shown(d.computed),
-        cause=d.cause,
+        cause=say(d.said, lang) if d.said else d.cause,
     )
     return say(said, lang)
 

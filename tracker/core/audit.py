@@ -37,6 +37,7 @@ from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import EventRejected
 from tracker.core.events import Basis, ByeKind, ByeRecorded, Event, ResultRecorded, Rules, TournamentOpened
+from tracker.core.phrases import Said, phrase, render
 from tracker.core.standings import Standings, format_points, standings
 from tracker.core.tiebreaks import parse_tiebreak, parse_tiebreaks, rule_of
 from tracker.core.tiebreaks.de import place_words
@@ -54,6 +55,44 @@ class Official:
     values: dict[str, Fraction] = field(default_factory=dict)
 
 
+# -- the causes, as phrases (the CLI says them in its language; ``Disagreement.cause`` is their English) --------
+
+BASIS: Final = phrase(
+    "audit.basis",
+    "different basis: the official figures use the Koya maximum on the {basis} basis (tracker: {tracker})",
+)
+EDITION: Final = phrase(
+    "audit.edition", "different edition: the official figures follow C.07 {rules} (the file is read under {read})"
+)
+FORFEITS: Final = phrase(
+    "audit.forfeits",
+    "forfeit handling: the official figures do not count forfeits as games (C.07 §15.2 counts them in a round robin)",
+)
+MISSING: Final = phrase(
+    "audit.missing", "missing game: the official figures leave out round {round}, {white}–{black} {result}"
+)
+UNEXPLAINED: Final = phrase(
+    "audit.unexplained", "no usual cause explains it (another definition of the tie-break, or a typing error)"
+)
+DEFAULT_ORDER: Final = phrase(
+    "audit.default_order",
+    "{cause:phrase}; the file names no tie-breaks (202/212), so tracker used its default order {order}: pass the "
+    "event's own with --tiebreaks",
+)
+NOT_POINTS: Final = phrase("audit.not_points", "the official place does not follow the points")
+POINTS_PLACE: Final = phrase("audit.points_place", "the official place is {other}'s: {theirs} points against {mine}")
+OTHER_WAY: Final = phrase(
+    "audit.other_way", "the declared tie-breaks order {a} and {b} the other way ({code}: {va} against {vb})"
+)
+OTHER_WAY_TIED: Final = phrase(
+    "audit.other_way_tied",
+    "the declared tie-breaks order {a} and {b} the other way ({code}: {va} against {vb} among the tied players)",
+)
+TIED_ALL: Final = phrase(
+    "audit.tied_all", "{a} and {b} are tied on every declared tie-break (lots or a later criterion decided)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Disagreement:
     """One figure that differs: ``what`` is :data:`RANK` or a tie-break code."""
@@ -64,6 +103,8 @@ class Disagreement:
     official: Fraction
     computed: Fraction
     cause: str
+    #: the cause as a phrase, for a reader in another language (``cause`` is its English)
+    said: Said | None = None
 
     def sentence(self) -> str:
         """E.g. ``"Caruana (2): rank 2, tracker 1 — different basis (…)"``; a DE value as a place (``2nd``)."""
@@ -103,7 +144,7 @@ def audit(
         opened = msgspec.structs.replace(opened, tiebreaks=(*opened.tiebreaks, *dict.fromkeys(extra)))
     table = standings(_fold(opened, events))
     found: list[Disagreement] = []
-    explained: dict[str, str | None] = {}
+    explained: dict[str, Said | None] = {}
     trials = _Trials(opened, events, table)
     for o in sorted(official, key=lambda o: o.start_no):
         try:
@@ -123,7 +164,7 @@ def audit(
             cause = explained[what]
             if cause is None:
                 cause = _unexplained(opened, table, o.start_no, what, theirs, declared)
-            found.append(Disagreement(o.start_no, row.name, what, theirs, mine, cause))
+            found.append(Disagreement(o.start_no, row.name, what, theirs, mine, render(cause, str), cause))
     return found
 
 
@@ -157,13 +198,13 @@ class _Trials:
         self.opened = opened
         self.events = events
         self.table = table
-        self.cache: list[tuple[str, Standings | None]] | None = None
+        self.cache: list[tuple[Said, Standings | None]] | None = None
 
-    def _tables(self) -> Iterator[tuple[str, Standings | None]]:
+    def _tables(self) -> Iterator[tuple[Said, Standings | None]]:
         if self.cache is not None:
             yield from self.cache
             return
-        made: list[tuple[str, Standings | None]] = []
+        made: list[tuple[Said, Standings | None]] = []
         for cause, trial in self._makers():
             try:
                 made.append((cause, standings(_fold(*trial()))))
@@ -172,33 +213,34 @@ class _Trials:
             yield made[-1]
         self.cache = made
 
-    def _makers(self) -> Iterator[tuple[str, Callable[[], tuple[TournamentOpened, Sequence[Event]]]]]:
+    def _makers(self) -> Iterator[tuple[Said, Callable[[], tuple[TournamentOpened, Sequence[Event]]]]]:
         opened, events = self.opened, self.events
         other_basis: Basis = "rounds" if opened.basis == "games" else "games"
         other_rules: Rules = "2024" if opened.rules == "2026" else "2026"
         yield (
-            f"different basis: the official figures use the Koya maximum on the {other_basis} basis "
-            f"(tracker: {opened.basis})",
+            BASIS(basis=other_basis, tracker=opened.basis),
             lambda: (msgspec.structs.replace(opened, basis=other_basis), events),
         )
         yield (
-            f"different edition: the official figures follow C.07 {other_rules} "
-            f"(the file is read under {opened.rules})",
+            EDITION(rules=other_rules, read=opened.rules),
             lambda: (msgspec.structs.replace(opened, rules=other_rules), events),
         )
         yield (
-            "forfeit handling: the official figures do not count forfeits as games "
-            "(C.07 §15.2 counts them in a round robin)",
+            FORFEITS(),
             lambda: (opened, _forfeits_as_byes(events)),
         )
         for left_out in [e for e in events if isinstance(e, ResultRecorded)]:
             yield (
-                f"missing game: the official figures leave out round {left_out.round}, "
-                f"{_name(self.table, left_out.white)}–{_name(self.table, left_out.black)} {left_out.result}",
+                MISSING(
+                    round=left_out.round,
+                    white=_name(self.table, left_out.white),
+                    black=_name(self.table, left_out.black),
+                    result=left_out.result,
+                ),
                 _leaving_out(opened, events, left_out),
             )
 
-    def explain(self, official: Sequence[Official], what: str) -> str | None:
+    def explain(self, official: Sequence[Official], what: str) -> Said | None:
         """The first usual cause under which every official figure of kind ``what`` comes out, if any."""
         for cause, table in self._tables():
             if table is not None and _agrees(table, official, what):
@@ -215,17 +257,14 @@ def _leaving_out(
 
 def _unexplained(
     opened: TournamentOpened, table: Standings, start_no: int, what: str, theirs: Fraction, declared: bool
-) -> str:
+) -> Said:
     if what != RANK:
-        return "no usual cause explains it (another definition of the tie-break, or a typing error)"
+        return UNEXPLAINED()
     cause = _order_cause(
         table, tuple(tb.code for tb in parse_tiebreaks(opened.tiebreaks, opened.rules)), start_no, int(theirs)
     )
     if not declared:
-        cause += (
-            f"; the file names no tie-breaks (202/212), so tracker used its default order "
-            f"{','.join(opened.tiebreaks)}: pass the event's own with --tiebreaks"
-        )
+        return DEFAULT_ORDER(cause=cause, order=",".join(opened.tiebreaks))
     return cause
 
 
@@ -251,7 +290,7 @@ def _forfeits_as_byes(events: Sequence[Event]) -> list[Event]:
     return out
 
 
-def _order_cause(table: Standings, declared: tuple[str, ...], start_no: int, official_rank: int) -> str:
+def _order_cause(table: Standings, declared: tuple[str, ...], start_no: int, official_rank: int) -> Said:
     """Who the declared tie-breaks put in the official place, and on which criterion."""
     rows = table.rows
     mine = table.row(start_no)
@@ -259,20 +298,14 @@ def _order_cause(table: Standings, declared: tuple[str, ...], start_no: int, off
     if other is None:
         other = next((r for r in rows if r.start_no != start_no and r.points == mine.points), None)
     if other is None:
-        return "the official place does not follow the points"
+        return NOT_POINTS()
     if other.points != mine.points:
-        return (
-            f"the official place is {other.name}'s: {format_points(other.points)} points against "
-            f"{format_points(mine.points)}"
-        )
+        return POINTS_PLACE(other=other.name, theirs=format_points(other.points), mine=format_points(mine.points))
     for code, a, b in zip(table.codes, mine.tiebreaks, other.tiebreaks, strict=True):
         if a != b and code in declared:
-            return (
-                f"the declared tie-breaks order {mine.name} and {other.name} the other way "
-                f"({code}: {shown(code, a)} against {shown(code, b)}"
-                + (" among the tied players)" if rule_of(parse_tiebreak(code)).grouped else ")")
-            )
-    return f"{mine.name} and {other.name} are tied on every declared tie-break (lots or a later criterion decided)"
+            way = OTHER_WAY_TIED if rule_of(parse_tiebreak(code)).grouped else OTHER_WAY
+            return way(a=mine.name, b=other.name, code=code, va=shown(code, a), vb=shown(code, b))
+    return TIED_ALL(a=mine.name, b=other.name)
 
 
 def _name(table: Standings, start_no: int) -> str:

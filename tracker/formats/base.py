@@ -15,6 +15,7 @@ from tracker.core.audit import Official
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import DecodeError, EventRejected, FormatError
 from tracker.core.events import Event, PlayerWithdrawn, TournamentOpened, decode_event, encode_event
+from tracker.core.phrases import Said, render
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,8 @@ class TournamentFile:
     events: tuple[Event, ...]
     notes: tuple[str, ...] = ()
     official: tuple[Official, ...] = field(default=(), compare=False)
+    #: the notes as phrases, in the same order (the CLI says them in its language; ``notes`` are their English)
+    said: tuple[Said, ...] = field(default=(), compare=False)
 
     def until_round(self, last: int) -> TournamentFile:
         """The same file cut after round ``last`` (events of later rounds dropped).
@@ -115,7 +118,7 @@ def bye_id(tournament: str, round_: int, player: int) -> str:
 
 
 def checked_file(
-    path: str, opened: TournamentOpened, events: list[Event], lines: dict[str, int], notes: tuple[str, ...] = ()
+    path: str, opened: TournamentOpened, events: list[Event], lines: dict[str, int], notes: tuple[Said, ...] = ()
 ) -> tuple[TournamentFile, Tournament]:
     """Validate a reader's result against the wire schema and the core, all or nothing.
 
@@ -138,4 +141,4 @@ def checked_file(
             raise FormatError(path, lines.get(event.id, 0), exc.reason) from None
     state = batch.finish()
     assert state is not None  # the opening event makes a tournament
-    return TournamentFile(opened, tuple(events), notes), state
+    return TournamentFile(opened, tuple(events), tuple(render(n, str) for n in notes), said=notes), state

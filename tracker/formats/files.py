@@ -25,6 +25,7 @@ import msgspec
 
 from tracker.core.errors import FormatError
 from tracker.core.events import Rules
+from tracker.core.phrases import Said, phrase, render
 from tracker.formats.base import TournamentFile
 
 #: A well-formed UTF-8 sequence of two to four bytes (RFC 3629, no surrogates, no overlongs).
@@ -35,7 +36,12 @@ _UTF8_MULTIBYTE: Final = re.compile(
 )
 
 
-def decode_text(data: bytes, path: str) -> tuple[str, tuple[str, ...]]:
+DECODED: Final = phrase(
+    "formats.decoded", "the file is not UTF-8: read as {encoding}, as older arbiter programs write it"
+)
+
+
+def decode_text(data: bytes, path: str) -> tuple[str, tuple[Said, ...]]:
     """The text of a tournament file and the notes about its encoding (see the module docstring).
 
     Returns UTF-8 text with no note, or Windows-1252 text (Latin-1 for bytes
@@ -53,7 +59,7 @@ def decode_text(data: bytes, path: str) -> tuple[str, tuple[str, ...]]:
                 text = data.decode(encoding)
             except UnicodeDecodeError:
                 continue
-            return text, (f"the file is not UTF-8: read as {name}, as older arbiter programs write it",)
+            return text, (DECODED(encoding=name),)
     line = data.count(b"\n", 0, bad) + 1
     column = bad - (data.rfind(b"\n", 0, bad) + 1) + 1
     raise FormatError(
@@ -90,4 +96,6 @@ def read_file(
         from tracker.formats.trf import parse_trf
 
         tf = parse_trf(text, path, tournament_id, final=final, rules=rules)
-    return replace(tf, notes=notes + tf.notes) if notes else tf
+    if not notes:
+        return tf
+    return replace(tf, notes=tuple(render(n, str) for n in notes) + tf.notes, said=notes + tf.said)

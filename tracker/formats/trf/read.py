@@ -20,6 +20,7 @@ from tracker.core.events import (
     Rules,
     TournamentOpened,
 )
+from tracker.core.phrases import Said, phrase, plural
 from tracker.core.teams import TeamSetup
 from tracker.formats.base import (
     TournamentFile,
@@ -123,7 +124,7 @@ def parse_trf(
             players.append(pl)
         else:
             header_record(header, code, line, line_no, path)
-    notes: tuple[str, ...] = ()
+    notes: tuple[Said, ...] = ()
     if byte_aligned:
         # the program counts columns in bytes: lines that read both ways are read its way too
         for line_no, (line, k) in char_aligned.items():
@@ -132,10 +133,7 @@ def parse_trf(
                 byte_aligned.append(line_no)
         numbers = sorted(byte_aligned)
         shown = ", ".join(map(str, numbers[:10])) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
-        notes = (
-            f"line{'s' if len(numbers) > 1 else ''} {shown}: the columns are aligned by UTF-8 bytes, not characters "
-            "(a name with accents is padded with fewer spaces): read that way",
-        )
+        notes = (BYTE_ALIGNED(n=len(numbers), lines=shown),)
     return _tournament_file(header, players, path, tournament_id, final, notes, rules)
 
 
@@ -187,7 +185,7 @@ def _tournament_file(
     path: str,
     tournament_id: str | None,
     final: bool,
-    notes: tuple[str, ...],
+    notes: tuple[Said, ...],
     rules: Rules | None = None,
 ) -> TournamentFile:
     if not lines:
@@ -320,9 +318,32 @@ def _check_pending(pending: dict[int, dict[int, int]], by_no: dict[int, PlayerLi
                 )
 
 
+BYTE_ALIGNED: Final = plural(
+    "formats.trf.byte_aligned",
+    "line {lines}: the columns are aligned by UTF-8 bytes, not characters (a name with accents is padded with fewer "
+    "spaces): read that way",
+    "lines {lines}: the columns are aligned by UTF-8 bytes, not characters (a name with accents is padded with fewer "
+    "spaces): read that way",
+)
+BLANK_FINAL: Final = phrase(
+    "formats.trf.blank_final",
+    "round {round}: no result for {games}: read as unplayed (0 points, no game) because of --final",
+)
+BLANK_BEFORE: Final = phrase(
+    "formats.trf.blank_before",
+    "round {round}: no result for {games} in a round before the last round with results ({decided}): read as "
+    "unplayed (0 points, no game), as the TRF specification and the FIDE TEC server do",
+)
+BLANK_LAST: Final = phrase(
+    "formats.trf.blank_last",
+    "round {round}: no result yet for {games} in the last round with results: read as games still to be played (the "
+    "standings stay provisional); --final reads them as unplayed",
+)
+
+
 def _blank_notes(
     lines: list[PlayerLine], decided: int, last: int, final: bool, pending: dict[int, dict[int, int]]
-) -> tuple[str, ...]:
+) -> tuple[Said, ...]:
     """Which reading of a blank result in a paired round was used, round by round (issue 19).
 
     Blank is ambiguous: the TRF specification (blank = ``Z``) and the FIDE TEC
@@ -331,7 +352,7 @@ def _blank_notes(
     played (and says so with ``XXN`` before the last round with results:
     those games are not noted).  ``decided`` is the last round with a game result.
     """
-    notes = []
+    notes: list[Said] = []
     by_no = {pl.player.start_no: pl for pl in lines}
     for r in range(1, max(last, decided) + 1):
         waiting = pending.get(r, {})
@@ -350,17 +371,11 @@ def _blank_notes(
             continue
         shown = ", ".join(pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
         if final:
-            notes.append(f"round {r}: no result for {shown}: read as unplayed (0 points, no game) because of --final")
+            notes.append(BLANK_FINAL(round=r, games=shown))
         elif r < decided:
-            notes.append(
-                f"round {r}: no result for {shown} in a round before the last round with results ({decided}): "
-                "read as unplayed (0 points, no game), as the TRF specification and the FIDE TEC server do"
-            )
+            notes.append(BLANK_BEFORE(round=r, games=shown, decided=decided))
         elif r == decided:
-            notes.append(
-                f"round {r}: no result yet for {shown} in the last round with results: read as games still "
-                "to be played (the standings stay provisional); --final reads them as unplayed"
-            )
+            notes.append(BLANK_LAST(round=r, games=shown))
     return tuple(notes)
 
 
