@@ -37,7 +37,7 @@ WORKLOADS = (
     ("boards", "bench.boards", "10. live boards: results' acks with and without ten moving boards"),
     ("viewers", "bench.viewers", "11. viewers: the arbiter's ack with 1,000 subscribers, and a 500-player tie"),
     ("cluster", "bench.cluster", "12. through Kafka: submit → screen, and gateway processes"),
-    ("worth", "bench.worth", "13. rating change and prize money: 3 rounds left of a 10-player round robin"),
+    ("worth", "bench.worth", "13. rating change, norms and prize money: 3 rounds left of a 10-player round robin"),
 )
 
 

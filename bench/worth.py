@@ -18,6 +18,7 @@ from bench.scenario import tournament
 from tracker.core.apply import step
 from tracker.core.crosstable import Tournament
 from tracker.core.standings import standings
+from tracker.core.worth.norms import norms
 from tracker.core.worth.prizes import SHARINGS, money
 from tracker.core.worth.rating import rating_changes
 
@@ -47,6 +48,12 @@ def measure(repeats: int) -> dict[str, object]:
         rating_changes(t)
         seconds.append(time.perf_counter() - t0)
     figures["rating_s"] = median(seconds)
+    seconds = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        norms(t)
+        seconds.append(time.perf_counter() - t0)
+    figures["norms_s"] = median(seconds)
     for sharing in SHARINGS:
         seconds = []
         cpu = []
@@ -64,19 +71,19 @@ def measure(repeats: int) -> dict[str, object]:
 
 
 def run(sizes: Sizes) -> Result:
-    result = Result("worth", "13. rating change and prize money: 3 rounds left of a 10-player round robin")
+    result = Result("worth", "13. rating change, norms and prize money: 3 rounds left of a 10-player round robin")
     repeats = 1 if sizes.mode == "quick" else 3
     with timed(result):
         say(f"  worth: {PLAYERS} players, {ROUNDS_LEFT} rounds left, × {repeats}")
         fig = measure(repeats)
         for sharing in SHARINGS:
-            total = float(fig["rating_s"]) + float(fig[f"{sharing}_s"])  # type: ignore[arg-type]
+            total = float(fig["rating_s"]) + float(fig["norms_s"]) + float(fig[f"{sharing}_s"])  # type: ignore[arg-type]
             result.rows.append(
                 Row(
-                    workload=f"rating changes + prize money ({sharing})",
+                    workload=f"rating changes + norms + prize money ({sharing})",
                     size=f"{PLAYERS} players, {fig['games']} games open",
                     measured=f"median {total:.2f} s, prizes {float(fig[f'{sharing}_cpu_s']):.2f} s CPU "  # type: ignore[arg-type]
-                    f"(rating {float(fig['rating_s']) * 1000:.1f} ms)"  # type: ignore[arg-type]
+                    f"(rating {float(fig['rating_s']) * 1000:.1f} ms, norms {float(fig['norms_s']) * 1000:.1f} ms)"  # type: ignore[arg-type]
                     + ("" if fig[f"{sharing}_exact"] else ", not all exact"),
                     baseline="",
                     ratio="",

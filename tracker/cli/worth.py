@@ -18,6 +18,7 @@ from tracker.core.errors import TrackerError
 from tracker.core.events import TournamentOpened
 from tracker.core.phrases import phrase, render
 from tracker.core.standings import Standings
+from tracker.core.worth.norms import Norm, norms
 from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Sharing, check_prizes, money
 from tracker.core.worth.rating import K_ASSUMED, assumed, rating_changes
 from tracker.i18n import Catalogue
@@ -65,6 +66,12 @@ def add_worth(
         rating_json(row, changes[row["start_no"]])
     if defaulted := assumed(list(changes.values())):
         notes.append(render(K_ASSUMED(players=defaulted), str))
+    by_player: dict[int, dict[str, dict[str, object]]] = {}
+    for found_norm in norms(state):
+        by_player.setdefault(found_norm.start_no, {})[found_norm.title] = norm_json(found_norm)
+    for row in rows:
+        if row["start_no"] in by_player:
+            row["norms"] = by_player[row["start_no"]]
     if prizes is not None:
         found = {m.start_no: m for m in money(state, table, prizes, sharing)}
         for row in rows:
@@ -72,3 +79,19 @@ def add_worth(
         if unproven := [m.start_no for m in found.values() if not m.exact]:
             notes.append(render(PRIZES_NOT_EXACT(players=unproven), str))
     return notes
+
+
+def norm_json(n: Norm) -> dict[str, object]:
+    """One norm of a row (B.01, :mod:`tracker.core.worth.norms`): its status, the least score over the norm
+    games (``null``: none reaches it), what is scored and still to play, the field's failing requirements,
+    the opponents' average as B.01 counts it, and a scenario of the remaining games when still possible."""
+    return {
+        "status": n.status,
+        "needed": None if n.needed is None else float(n.needed),
+        "scored": float(n.scored),
+        "games": n.games,
+        "remaining": n.remaining,
+        "average": n.average,
+        "failing": list(n.failing),
+        "scenario": [{"round": r, "white": w, "black": b, "result": res} for r, w, b, res in n.scenario],
+    }

@@ -59,6 +59,8 @@ class WorthRowJSON(RowJSON, total=False):
     prize_max: float
     prize_exact: bool
     prize_scenarios: dict[str, list[ScenarioGameJSON]]
+    #: per title (GM, IM, WGM, WIM) above the player's own: the norm (B.01), see tracker.cli.worth.norm_json
+    norms: dict[str, dict[str, object]]
 
 
 class TeamRowJSON(TypedDict):
