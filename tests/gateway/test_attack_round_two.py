@@ -8,9 +8,11 @@ import asyncio
 import json
 import os
 import time
+from collections.abc import Callable
 from contextlib import suppress
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
 
 from tests.conftest import RunningTracker
 from tests.gateway.test_hostile import result
@@ -224,3 +226,37 @@ async def test_boards_are_read_as_chess_and_refused_with_a_code(tracker_server: 
 
 
 FIRST_MOVE = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+async def test_at_the_global_cap_a_new_address_gets_in(tracker_factory: Callable[..., RunningTracker]) -> None:
+    """Reproduction (item 5): at ``--max-connections 300 --max-connections-per-address 100`` three addresses held
+    all 300 and a fourth got HTTP 503.  Now the address holding the most gives up its oldest idle connection
+    (the same shape at 30 and 10)."""
+    server = tracker_factory("--max-connections", "30", "--max-connections-per-address", "10")
+    hogs: dict[str, list[ClientConnection]] = {}
+    for k in range(2, 5):
+        address = f"127.0.0.{k}"
+        hogs[address] = [await connect(server.ws_url, local_addr=(address, 0)) for _ in range(10)]
+    try:
+        for conns in hogs.values():  # all 30 served (a snapshot each answers their subscribe)
+            for ws in conns[-1:]:
+                await send(ws, {"type": "subscribe", "tournament": "any"})
+                await recv_until(ws, lambda m: m["type"] == "snapshot")
+        refused = None
+        try:
+            await connect(server.ws_url, local_addr=("127.0.0.2", 0))  # a hog makes no room for itself
+        except InvalidStatus as exc:
+            refused = exc.response.status_code
+        assert refused == 503
+        async with connect(server.ws_url, local_addr=("127.0.0.5", 0)) as newcomer:
+            await send(newcomer, {"type": "subscribe", "tournament": "any"})
+            message, _ = await recv_until(newcomer, lambda m: m["type"] == "snapshot")
+            assert message["seq"] == 0
+            closed = [ws for conns in hogs.values() for ws in conns if ws.close_code is not None]
+            assert len(closed) == 1 and closed[0].close_code == 1008
+            assert closed[0].close_reason is not None and "makes room for another address" in closed[0].close_reason
+            assert closed[0] not in [conns[-1] for conns in hogs.values()], "an idle one, not one that subscribed"
+    finally:
+        for conns in hogs.values():
+            for ws in conns:
+                await ws.close()

@@ -33,6 +33,7 @@ from tracker import __version__
 from tracker.config import ServerConfig
 from tracker.core.boards import Change
 from tracker.gateway.analyses import Memories
+from tracker.gateway.auth import address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.connection import bounded_connection
 from tracker.gateway.frames import SharedDeflateFactory
@@ -71,7 +72,7 @@ class Gateway:
             stakes_joined=self._stakes_joined,
             boards_joined=self._boards_joined,
         )
-        self.http = Http(config, self.hub, backend, metrics, connections=lambda: len(self.ws.clients))
+        self.http = Http(config, self.hub, backend, metrics, connections=lambda: self.ws.open_connections())
         # one pool of worker processes for all derived work: projections, stakes, live chances
         self.pool = Pool(config.limits)
         # one search per seq for arbiters and spectators, from the last seq's (tracker.gateway.analyses)
@@ -140,6 +141,12 @@ class Gateway:
     # -- serving ----------------------------------------------------------------------
 
     def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        if (
+            request.path.split("?", 1)[0] == "/ws"
+            and self.ws.open_connections() >= self.config.limits.max_connections
+            and self.http.started
+        ):
+            self.ws.make_room(address_of(conn.remote_address))  # a new address gets in: see Websockets.make_room
         return self.http.respond(request)
 
     def server(self, *, reuse_port: bool = False) -> Any:

@@ -85,6 +85,9 @@ class Websockets:
         self._buckets: dict[str, Bucket] = {}  # results' submits per token
         self._board_buckets: dict[tuple[str, str], Bucket] = {}  # boards per token and per tournament
         self._per_address: Counter[str] = Counter()  # open connections per client address
+        self._by_address: dict[str, dict[ServerConnection, None]] = {}  # each address's connections, oldest first
+        self.leaving: set[ServerConnection] = set()  # closed to make room for another address, not gone yet
+        self._closing: set[asyncio.Task[None]] = set()
         self._joins: dict[str, Bucket] = {}  # stakes and boards joins per client address
         self.guard = TokenGuard(config.token, metrics=metrics)
         self.desk = Desk()
@@ -110,12 +113,48 @@ class Websockets:
             await conn.close(POLICY_VIOLATION, f"too many connections from this address (at most {cap})")
             return
         self._per_address[address] += 1
+        self._by_address.setdefault(address, {})[conn] = None
         try:
             await self._serve(conn)
         finally:
+            self.leaving.discard(conn)
             self._per_address[address] -= 1
+            del self._by_address[address][conn]
             if not self._per_address[address]:
                 del self._per_address[address]
+                del self._by_address[address]
+
+    def open_connections(self) -> int:
+        """The connections open and staying (those closed to make room are on their way out)."""
+        return len(self.clients) - len(self.leaving & self.clients.keys())
+
+    def make_room(self, address: str) -> bool:
+        """At the global cap, let ``address`` in: the address holding the most connections gives up its oldest
+        idle one (no subscription; else its oldest), closed 1008 with the reason.  Only when that address holds
+        at least two more than ``address`` does, so the set converges to a fair share and a hog never makes
+        room for itself.  Returns whether one was closed."""
+        if not self._per_address:
+            return False
+        top, held = max(self._per_address.items(), key=lambda item: item[1])
+        if held - self._per_address.get(address, 0) < 2:
+            return False
+        conns = [c for c in self._by_address[top] if c not in self.leaving]
+        if not conns:
+            return False
+        idle = [c for c in conns if (client := self.clients.get(c)) is not None and not client.subscriptions]
+        victim = (idle or conns)[0]
+        self.leaving.add(victim)
+        task = asyncio.create_task(
+            victim.close(
+                POLICY_VIOLATION,
+                f"server full: the oldest idle connection of {top}, the address holding "
+                "the most, makes room for another address",
+            ),
+            name="make-room",
+        )
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        return True
 
     async def _serve(self, conn: ServerConnection) -> None:
         client = self.clients[conn] = Client()
