@@ -339,6 +339,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="S",
         help="an HTTP source's whole read (connect, headers, body) must end within S seconds (default 20)",
     )
+    p.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read the URL as a stream that stays open and sends each game's PGN as it changes (lichess's round "
+        "stream); default: when the URL's path has a 'stream' segment",
+    )
     _kafka_options(p)
     log_options(p, level="info")
     p.set_defaults(run=cmd_follow)

@@ -510,6 +510,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
         confirm_reads=args.confirm_reads,
         confirm_seconds=args.confirm_seconds,
         read_deadline=args.read_deadline,
+        stream=args.stream,
     )
 
 

@@ -444,7 +444,9 @@ class Follower:
                 delay = interval
                 if self.feed is not None and self.progress:  # games in progress: look as often as boards go
                     delay = min(interval, self.feed.interval)
-                if self.doubts:  # a doubt is settled by reading again, not by waiting a whole interval
+                if self.source.pushes:  # its read waits for the next version itself
+                    delay = 0.0
+                elif self.doubts:  # a doubt is settled by reading again, not by waiting a whole interval
                     delay = min(delay, max(self.confirm.seconds / max(self.confirm.reads - 1, 1), 0.05))
             with suppress(TimeoutError):
                 async with asyncio.timeout(delay):
@@ -489,6 +491,7 @@ def run_follow(
     confirm_reads: int = CONFIRM_READS,
     confirm_seconds: float = CONFIRM_SECONDS,
     read_deadline: float = HTTP_TIMEOUT,
+    stream: bool | None = None,
 ) -> int:
     """``tracker follow``: follow ``source`` into ``tournament``; return the exit code.
 
@@ -504,7 +507,8 @@ def run_follow(
     game per interval; ``engine`` (a UCI engine's path) evaluates the
     positions the source does not, ``engine_nodes`` nodes each.  ``trust_voids``, ``confirm_reads`` and
     ``confirm_seconds``: when a result the source takes back or changes is believed (:class:`Confirm`).
-    ``read_deadline``: seconds a whole read of an HTTP source may take.
+    ``read_deadline``: seconds a whole read of an HTTP source may take (a stream's connection and headers).
+    ``stream``: read the URL as a stream that stays open (``None``: when its path says ``stream``).
     Without ``once``: follow until
     SIGINT/SIGTERM, then exit 0.  Returns 2 for unusable options.  Raises
     nothing a user could cause: errors are logged.
@@ -542,7 +546,12 @@ def run_follow(
         uci = Engine(engine, nodes=engine_nodes) if engine else None
         feed = BoardFeed(tournament, interval=board_interval, engine=uci)
     follower = Follower(
-        source_for(source, deadline=read_deadline), tournament, tracker, override=override, boards=feed, confirm=confirm
+        source_for(source, deadline=read_deadline, stream=stream),
+        tournament,
+        tracker,
+        override=override,
+        boards=feed,
+        confirm=confirm,
     )
     if once:
         return asyncio.run(_once(follower))

@@ -23,6 +23,7 @@ class Source(Protocol):
     """Where the results come from.  ``name`` is used for messages and to tell PGN from TRF."""
 
     name: str
+    pushes: bool  # read() waits for the source's next version (a stream) rather than answering at once
 
     async def read(self) -> str | None:
         """The source's text when it changed since the last read, ``None`` when it did not.
@@ -57,6 +58,8 @@ class HttpSource:
     ``deadline`` seconds (one byte every few seconds does not keep it
     alive).  Every failure is one :class:`SourceError` line.
     """
+
+    pushes = False
 
     def __init__(self, url: str, *, deadline: float = HTTP_TIMEOUT, limit: int = MAX_BODY) -> None:
         self.url = url
@@ -148,6 +151,8 @@ class FileSource:
     next poll rather than parsed half-written.
     """
 
+    pushes = False
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.name = str(path)
@@ -189,9 +194,19 @@ class FileSource:
         return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def source_for(location: str, *, deadline: float = HTTP_TIMEOUT) -> Source:
-    """An :class:`HttpSource` for ``http://``/``https://`` URLs, a :class:`FileSource` for anything else."""
+def source_for(location: str, *, deadline: float = HTTP_TIMEOUT, stream: bool | None = None) -> Source:
+    """The source at ``location``: a :class:`~tracker.follow.stream.StreamSource` for an HTTP(S) stream, an
+    :class:`HttpSource` for another ``http://``/``https://`` URL, a :class:`FileSource` for anything else.
+
+    ``stream`` forces (``True``) or refuses (``False``) reading the URL as a stream; ``None`` takes a URL whose
+    path has a ``stream`` segment (lichess's ``/api/stream/broadcast/round/{id}.pgn``) as one.
+    """
     if location.lower().startswith(("http://", "https://")):
+        path = urllib.parse.urlsplit(location).path.lower().split("/")
+        if stream or (stream is None and "stream" in path):
+            from tracker.follow.stream import StreamSource  # here: stream imports this module's neighbours
+
+            return StreamSource(location, deadline=deadline)
         return HttpSource(location, deadline=deadline)
     return FileSource(location)
 
