@@ -38,6 +38,7 @@ WORKLOADS = (
     ("viewers", "bench.viewers", "11. viewers: the arbiter's ack with 1,000 subscribers, and a 500-player tie"),
     ("cluster", "bench.cluster", "12. through Kafka: submit → screen, and gateway processes"),
     ("worth", "bench.worth", "13. rating change, norms and prize money: 3 rounds left of a 10-player round robin"),
+    ("follow", "bench.follow_stream", "14. tracker follow: result at the source → subscriber, a stream vs polling"),
 )
 
 
