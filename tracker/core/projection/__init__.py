@@ -36,6 +36,9 @@ queries with that game's outcome fixed, searched to the end when at most
 knows without a search of their own (the best scenario it ranked under that
 outcome, within the proven bounds: the unconditional extreme and the
 interval bounds under the outcome), flagged on the game unless the two meet.
+That knowledge is a fresh solver's, the state's alone: the projection's own
+solver knows what its searches before learnt, and a memory reused from the
+last seq, so two arbiters would see two ranges for one state.
 
 *Lines* declared by the tournament (the first ``places`` places) follow
 from the rank extremes: clinched when the worst rank is inside, eliminated
@@ -299,6 +302,9 @@ def _games(
     searched = exact_limit >= 0 and k <= SEARCHED_GAMES
     unlimited = searched and k <= exact_limit
     overall = bounds(iv)
+    # beyond exact_limit, what a solver knows without a search depends on the searches before (and on a memory
+    # of the last seq): a fresh solver's knowledge is the state's alone, the same for every arbiter
+    alone = Solver(m) if searched and not unlimited else None
     undecided = iter(range(k))  # m.undecided keeps m.games' order
     games = []
     for g in m.games:
@@ -329,8 +335,9 @@ def _games(
                     assert solver is not None  # searched
                     if under is None:
                         e = solver.solve(i, objective, {index: o})
-                    else:
-                        e = solver.known_extreme(i, objective, index, o, (under[0] if low else under[1])[slot])
+                    else:  # a solver of the state alone: see the module docstring
+                        assert alone is not None  # beyond exact_limit
+                        e = alone.known_extreme(i, objective, index, o, (under[0] if low else under[1])[slot])
                     exact = exact and e.exact
                     (lows if low else highs)[slot] = e.value
             ranges.append((lows, highs))

@@ -17,9 +17,12 @@ Each run completes the crosstable and ranks it exactly as the standings do
 (:func:`~tracker.core.projection.ranking.ranks`, the whole tie-break
 order).  Per player the simulation counts, as fractions of the runs:
 
-* ``positions[k]``: finishing in place ``k + 1``; a group sharing a rank
-  shares its places equally, so every place sums to 1 over the players and
-  every player's places sum to 1;
+* ``positions[k]``: finishing with rank ``k + 1``, as the standings write
+  it: a group sharing a rank is each at that rank (two sharing 3rd are both
+  3rd, nobody 4th), so every player's positions sum to 1 and none falls
+  outside the rank range the projection proves; a rank column sums to the
+  players ranked there (more than 1 for a shared rank, 0 for the ranks it
+  covers after it);
 * ``first``: the title.  Without a play-off that is place 1 (a shared 1st
   split equally); with a play-off for 1st, alone on the most points, or
   ``1/k`` of a ``k``-player tie on them (the play-off taken as even), so it
@@ -173,11 +176,8 @@ def chances(
         sizes: dict[int, int] = {}
         for r in rank:
             sizes[r] = sizes.get(r, 0) + 1
-        for i, r in enumerate(rank):
-            share = count / sizes[r]
-            row = positions[i]
-            for place in range(r - 1, r - 1 + sizes[r]):
-                row[place] += share
+        for i, r in enumerate(rank):  # at the rank itself: spread over the places a shared rank covers, a
+            positions[i][r - 1] += count  # player would be put past their worst rank (issue 38)
         top = max(score)
         leaders = [i for i in range(n) if score[i] == top]
         if playoff:
