@@ -1,9 +1,9 @@
 """Rating change (FIDE B.02 §8.3) and performance (C.07 TPR): the articles' cases, and a property against a
 reference written here from the regulations' text alone.
 
-B.02 prints no worked numbers for K or for the 400-point rule's one upgrade per tournament; the cases
-below are built from the articles' own words (quoted in docs/ratings.md) and computed by hand from table
-8.1(b): each test says which words it checks.
+B.02 prints no worked numbers for K or for the 400-point rule; the cases below are built from the articles'
+own words (quoted in docs/ratings.md: the rule in force since 1 October 2025, the 2024 one and the one before
+March 2024) and computed by hand from table 8.1(b): each test says which words it checks.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.builders import TID, berger, bye, column, fold_all, game
 from tracker.core.crosstable import Tournament
 from tracker.core.events import DEFAULT_TIEBREAKS, Event, GameResult, Player, TournamentOpened
 from tracker.core.standings import standings
-from tracker.core.worth.rating import k_records, one_decimal, rating_change, rating_changes, xxk_records
+from tracker.core.worth.rating import cap_rule, k_records, one_decimal, rating_change, rating_changes, xxk_records
 from tracker.core.worth.tables import dp_of, expected
 
 # -- an independent reading of B.02: table 8.1(b) as printed, ranges of D per PD --------------------------
@@ -47,17 +47,21 @@ def _pd(d: int) -> Fraction:
     return Fraction(1)
 
 
-def _reference_change(rating: int, k: int, games: list[tuple[int, int, Fraction]]) -> Fraction:
-    """K · Σ(W − PD) over ``games`` = (round, opponent rating, score): >400 counts as 400 for the lower-rated
-    side always, for the higher-rated side in one game only — the greatest difference, the earliest among equal."""
+def _reference_change(rating: int, k: int, games: list[tuple[int, int, Fraction]], rule: str = "2650") -> Fraction:
+    """K · Σ(W − PD) over ``games`` = (round, opponent rating, score), >400 counted as 400 as ``rule`` says:
+    ``"2650"`` (from 1 October 2025) in every game of a player under 2650 and never for one of 2650 or more;
+    ``"2024"`` in every game; ``"old"`` (before March 2024) for the lower-rated side always, for the
+    higher-rated side in one game only, the greatest difference, the earliest among equal."""
     ups = [(rating - opp, -rnd) for rnd, opp, _ in games if rating - opp > 400]
     upgraded = -max(ups)[1] if ups else None
     total = Fraction(0)
     for rnd, opp, score in games:
         d = rating - opp
-        if d < -400:
+        if rule == "2650" and rating >= 2650:
+            pass
+        elif d < -400:
             d = -400
-        if d > 400 and rnd == upgraded:
+        elif d > 400 and (rule != "old" or rnd == upgraded):
             d = 400
         pd = _pd(d) if d >= 0 else 1 - _pd(-d)
         total += score - pd
@@ -90,29 +94,58 @@ def _state(ratings: list[int], results: list[tuple[int, int, int, GameResult]], 
 # -- the articles' cases ------------------------------------------------------------------------------------
 
 
-def test_one_upgrade_per_tournament_for_the_greatest_difference() -> None:
-    """§8.3.1: "a difference of more than 400 points shall be counted as 400 … In any tournament, a player may
-    benefit from only one upgrade under this rule, for the game in which the rating difference is greatest"."""
-    # 2500 beats 2000 (500), 2050 (450) and 1900 (600): only the 600 game counts as 400 (PD .92);
-    # the others keep 8.1(b) of their real difference: 500 → .96, 450 → .94
-    t = _state([2500, 2000, 2050, 1900], [(1, 1, 2, "1-0"), (2, 3, 1, "0-1"), (3, 1, 4, "1-0")])
+_RESULTS_2500 = [(1, 1, 2, "1-0"), (2, 3, 1, "0-1"), (3, 1, 4, "1-0")]  # 2500 beats 2000, 2050 and 1900
+
+
+def test_every_difference_over_400_counts_as_400_below_2650() -> None:
+    """§8.3.1 since 1 October 2025: "a difference in rating of more than 400 points shall be counted … as though
+    it were a difference of 400 points, for players rated below 2650" — in every game (the 2024 regulations
+    abolished the older limit of one upgrade per event)."""
+    t = _state([2500, 2000, 2050, 1900], _RESULTS_2500, records=("042 2026/04/01",))
     c = rating_change(t, 0)
     assert c.k == 10 and c.k_from == "rule"  # K = 10 once rated 2400 or more
-    assert c.expected == Fraction(92 + 96 + 94, 100)
-    assert c.change == 10 * (3 - Fraction(282, 100))
-    assert one_decimal(c.change) == 1.8
-    assert c.capped_round == 3
-    # capping every game (as scalachess does) would have given 10 · (3 − 3 · .92) = 2.4: not B.02
-    assert one_decimal(10 * (3 - 3 * Fraction(92, 100))) == 2.4
-
-
-def test_the_lower_rated_player_counts_every_difference_as_400() -> None:
-    """§8.3.1: the cap is no upgrade for the lower-rated player (it raises PD), so every game of theirs is capped."""
-    t = _state([2500, 2000, 2050, 1900], [(1, 1, 2, "1-0"), (2, 3, 1, "0-1"), (3, 1, 4, "1-0")])
+    assert c.expected == 3 * Fraction(92, 100)  # 500, 450 and 600 all count as 400: PD .92 each
+    assert one_decimal(c.change) == 2.4
+    assert c.capped_round is None
     lower = rating_change(t, 1)  # 2000 lost to 2500: D = −500 counts as −400, PD = 1 − .92
     assert lower.expected == Fraction(8, 100)
     assert lower.k == 20 and lower.k_from == "default"
     assert lower.change == 20 * (0 - Fraction(8, 100))
+
+
+def test_a_player_rated_2650_or_more_uses_the_real_difference() -> None:
+    """§8.3.1 since 1 October 2025: "For players rated 2650 and above, the difference between ratings shall be
+    used in all cases" — their opponent, rated under 2650, still counts 400."""
+    t = _state([2700, 2200, 2250, 2050], _RESULTS_2500, records=("042 2025/10/01",))
+    top = rating_change(t, 0)  # 500 → .96, 450 → .94, 650 → .99 (8.1(b) as printed)
+    assert top.expected == Fraction(96 + 94 + 99, 100)
+    assert one_decimal(top.change) == 1.1  # K 10 · (3 − 2.89)
+    assert rating_change(t, 1).expected == Fraction(8, 100)  # 2200 v 2700: −500 counts −400 for them
+    # a day before the amendment the 2700 player's games were capped too
+    before = _state([2700, 2200, 2250, 2050], _RESULTS_2500, records=("042 2025/09/30",))
+    assert rating_change(before, 0).expected == 3 * Fraction(92, 100)
+
+
+def test_before_march_2024_one_upgrade_per_tournament_for_the_greatest_difference() -> None:
+    """§8.3.1 before 1 March 2024: "In any tournament, a player may benefit from only one upgrade under this
+    rule, for the game in which the rating difference is greatest"."""
+    # only the 600 game counts as 400 (PD .92); the others keep 8.1(b) of their real difference: 500 → .96,
+    # 450 → .94
+    t = _state([2500, 2000, 2050, 1900], _RESULTS_2500, records=("042 2023/11/20",))
+    c = rating_change(t, 0)
+    assert c.expected == Fraction(92 + 96 + 94, 100)
+    assert c.change == 10 * (3 - Fraction(282, 100))
+    assert one_decimal(c.change) == 1.8
+    assert c.capped_round == 3
+    assert rating_change(t, 1).expected == Fraction(8, 100)  # the lower-rated side: capped in every game
+
+
+def test_the_rule_follows_the_event_date() -> None:
+    assert cap_rule(("042 2023/11/20",)) == "one-upgrade"
+    assert cap_rule(("042 2024/03/01",)) == "every-game"
+    assert cap_rule(("042 2025/09/30",)) == "every-game"
+    assert cap_rule(("042 2025/10/01",)) == "under-2650"
+    assert cap_rule(()) == "under-2650"  # no date: the rule in force now
 
 
 def test_k_40_for_a_junior_under_2300_to_the_end_of_the_year_of_their_18th_birthday() -> None:
@@ -207,12 +240,16 @@ def _tournaments(draw: st.DrawFn) -> tuple[list[int], list[int | None], list[tup
     return ratings, ks, games
 
 
+_RULES = (("2026/04/01", "2650"), ("2024/06/15", "2024"), ("2022/01/10", "old"))
+
+
 @settings(max_examples=150, deadline=None)
 @given(_tournaments())
 def test_rating_change_agrees_with_the_reference(case: tuple[list[int], list[int | None], list]) -> None:
     ratings, ks, results = case
     records = tuple(f"XXK {k} {sno}" for sno, k in enumerate(ks, start=1) if k is not None)
-    t = _state(ratings, results, records=records)
+    date, rule = _RULES[sum(ratings) % len(_RULES)]  # each rule of §8.3.1 by the event's date
+    t = _state(ratings, results, records=(f"042 {date}", *records))
     for i, rating in enumerate(ratings):
         c = rating_change(t, i)
         if rating == 0:
@@ -229,7 +266,7 @@ def test_rating_change_agrees_with_the_reference(case: tuple[list[int], list[int
             games.append((rnd, ratings[opp - 1], Fraction(_SCORE[res][0 if sno == w else 1])))
         k = ks[i] if ks[i] is not None else (10 if rating >= 2400 else 20)
         assert c.games == len(games)
-        assert c.change == _reference_change(rating, k, games)
+        assert c.change == _reference_change(rating, k, games, rule)
 
 
 # -- the CLI: rows carry the change (one decimal) and the performance ---------------------------------------
@@ -253,8 +290,8 @@ def test_standings_json_rows_carry_rating_change_and_performance(tmp_path: Path)
         assert rows[c.start_no]["rating_change"] == one_decimal(c.change)
         assert rows[c.start_no]["performance"] == c.performance
     assert rows[3]["k"] == 40 and rows[3]["k_from"] == "start-list"
-    # 2500 v 2000 (500) and v 1900 (600): the 600 game is the one upgrade → .92 + .96
-    assert rows[1]["rating_change"] == one_decimal(10 * (2 - Fraction(188, 100))) == 1.2
+    # 2500 v 2000 (500) and v 1900 (600): both count as 400 in 2026 → .92 + .92
+    assert rows[1]["rating_change"] == one_decimal(10 * (2 - Fraction(184, 100))) == 1.6
     # 2000 lost to 2500 (−500 counts −400: PD .08) and to 1900 (+100: PD .64), K 20 (no birth year: said)
     assert Decimal(str(rows[2]["rating_change"])) == Decimal("-14.4")
     notes = json.loads(out.stdout)["notes"]

@@ -9,13 +9,19 @@ one move, TRF ``W D L``: B.02 rates only games in which both players made a move
 rating (an unrated opponent's games are rated in the opponent's own initial-rating process, not here).
 ``PD`` is table 8.1(b) of the rating difference ``D`` (:func:`tracker.core.worth.tables.expected`).
 
-**The 400-point rule** (§8.3.1): a difference of more than 400 points counts as 400; "in any tournament, a
-player may benefit from only one upgrade under this rule, for the game in which the rating difference is
-greatest".  The cap lowers the *higher*-rated player's ``PD`` (that is the upgrade, a benefit): so the higher-
-rated player's cap is applied to one game only — the largest difference, the earliest round among equal ones
-— and every other game above 400 uses its real difference (8.1(b) goes on to 735+).  For the lower-rated
-player the cap raises ``PD`` (no benefit): it is applied to every game.  The rule's text does not say the
-second half in so many words; docs/ratings.md quotes it and says so.
+**The 400-point rule** (§8.3.1), as in force on the event's start date (record 042; the rule in force now
+when the file has no date):
+
+- from 1 October 2025: "a difference in rating of more than 400 points shall be counted for rating purposes
+  as though it were a difference of 400 points, for players rated below 2650.  For players rated 2650 and
+  above, the difference between ratings shall be used in all cases" — the cap in every game of a player
+  rated under 2650, never for a player rated 2650 or more (:data:`RULE_2650`);
+- 1 March 2024 – 30 September 2025: the cap in every game, for every player; the 2024 regulations abolished
+  the older limit of one upgrade per event (:data:`RULE_2024`);
+- before 1 March 2024: "in any tournament, a player may benefit from only one upgrade under this rule, for
+  the game in which the rating difference is greatest" — the higher-rated player's cap (which lowers their
+  ``PD``: the upgrade) in one game only, the largest difference, the earliest round among equal ones; the
+  lower-rated player's (no benefit) in every game (:data:`RULE_ONE_UPGRADE`).
 
 **K** (§8.3.3), per player, first found of:
 
@@ -56,6 +62,14 @@ KSource = Literal["start-list", "rule", "default"]
 
 #: The 400-point rule's cap (B.02 §8.3.1).
 CAP: Final = 400
+#: From 1 October 2025 a player rated this or more counts every rating difference as it is (§8.3.1).
+UNCAPPED_FROM: Final = 2650
+
+#: Which reading of the 400-point rule applies (the module docstring): by the event's start date.
+CapRule = Literal["one-upgrade", "every-game", "under-2650"]
+RULE_ONE_UPGRADE: Final = "one-upgrade"
+RULE_2024: Final = "every-game"
+RULE_2650: Final = "under-2650"
 #: §8.3.4: K · n may not exceed this over a rating period.
 K_TIMES_GAMES: Final = 700
 #: The default K when neither the start list nor the rule decides (said).
@@ -70,6 +84,7 @@ K_ASSUMED: Final = phrase(
 _SCORE: Final[dict[str, Fraction]] = {"1": Fraction(1), "=": Fraction(1, 2), "0": Fraction(0)}
 _XXK: Final = re.compile(r"^XXK\s+(\d{1,3})((?:\s+\d{1,4})+)\s*$")
 _YEAR: Final = re.compile(r"(\d{4})")
+_DATE: Final = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +94,8 @@ class RatingChange:
     ``k`` and ``k_from``: the K used and how it was chosen (``None`` for an unrated player, who has no
     change); ``games`` the rated games counted, ``score`` the points in them, ``expected`` ``Σ PD``;
     ``change`` ``K · (score − expected)`` exactly; ``capped_round`` the round of the game where the
-    higher-rated player's one 400-point upgrade was used (``None``: none); ``performance`` C.07's TPR
+    higher-rated player's one 400-point upgrade was used under the rule before March 2024 (``None``: none,
+    or a later rule); ``performance`` C.07's TPR
     (``None`` without a game against a rated opponent).
     """
 
@@ -140,6 +156,21 @@ def event_year(records: Sequence[str]) -> int | None:
     return None
 
 
+def cap_rule(records: Sequence[str]) -> CapRule:
+    """The 400-point rule in force on the event's start date (record 042); the current one without a date."""
+    for record in records:
+        if record.startswith("042"):
+            match = _DATE.search(record[3:])
+            if match:
+                date = tuple(int(x) for x in match.groups())
+                if date < (2024, 3, 1):
+                    return RULE_ONE_UPGRADE
+                if date < (2025, 10, 1):
+                    return RULE_2024
+            break
+    return RULE_2650
+
+
 def birth_year(p: Player) -> int | None:
     """The year of ``p``'s birth as the start list writes it (``1990/05/12``, ``1990``), or ``None``."""
     match = _YEAR.search(p.birth)
@@ -185,14 +216,22 @@ def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) ->
     if games and k * len(games) > K_TIMES_GAMES:
         k = K_TIMES_GAMES // len(games)
     differences = [p.rating - players[e.opponent].rating for e in games]
-    upgrade = None  # the one game where the higher-rated player's difference counts as 400
-    for n, d in enumerate(differences):
-        if d > CAP and (upgrade is None or d > differences[upgrade]):
-            upgrade = n
+    rule = cap_rule(t.opened.records)
+    upgrade = None  # before March 2024: the one game where the higher-rated player's difference counts as 400
+    if rule == RULE_ONE_UPGRADE:
+        for n, d in enumerate(differences):
+            if d > CAP and (upgrade is None or d > differences[upgrade]):
+                upgrade = n
+    capped = rule != RULE_2650 or p.rating < UNCAPPED_FROM
     score = sum((_SCORE[e.code] for e in games), Fraction(0))
     expectation = Fraction(0)
     for n, d in enumerate(differences):
-        counted = -CAP if d < -CAP else CAP if n == upgrade else d
+        if capped and d < -CAP:
+            counted = -CAP
+        elif capped and d > CAP and (rule != RULE_ONE_UPGRADE or n == upgrade):
+            counted = CAP
+        else:
+            counted = d
         expectation += expected(counted)
     return RatingChange(
         start_no=p.start_no,
@@ -229,8 +268,10 @@ def one_decimal(x: Fraction) -> float:
 __all__ = [
     "CAP",
     "K_ASSUMED",
+    "CapRule",
     "RatingChange",
     "assumed",
+    "cap_rule",
     "k_of",
     "k_records",
     "one_decimal",

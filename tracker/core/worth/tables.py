@@ -54,7 +54,8 @@ def expected(difference: int) -> Fraction:
     """Table 8.1(b): the expected score of the player rated ``difference`` points above the opponent.
 
     ``difference`` may be negative (the lower-rated player: ``1 − PD``); it is used as given: capping it at
-    400 is the caller's decision (B.02 §8.3.1 allows one such upgrade per tournament).
+    400 is the caller's decision (B.02 §8.3.1 as in force on the event's date:
+    :func:`tracker.core.worth.rating.cap_rule`).
     """
     d = abs(difference)
     pd = Fraction(50 + bisect_left(PD_UPPER, d), 100)
