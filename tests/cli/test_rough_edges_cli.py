@@ -222,3 +222,25 @@ def test_the_readers_notes_are_said_in_the_chosen_language(final: bool, capsys: 
     assert len(russian.splitlines()) == len(english.splitlines()) == 2
     assert "no result" not in russian and "read as" not in russian, russian
     assert "4–3" in russian and "2–4" in russian, russian
+
+
+# -- f: replay --broker right after a worker starts ----------------------------------------------------------
+
+
+def test_replay_to_the_broker_waits_for_a_worker_that_is_still_joining(tmp_path: Path) -> None:
+    from tests.kafka_fixtures import start_broker
+
+    broker = start_broker()
+    try:
+        broker.worker(wait=False)  # just started: it joins its group in seconds, longer than the verdict wait
+        done = subprocess.run(
+            [*CLI, "replay", str(SINQUEFIELD), "--broker", broker.url, "--verdict-wait", "3"],
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    finally:
+        report = broker.report()
+        broker.stop()
+    assert done.returncode == 0, f"{done.stdout}{done.stderr}\n{report}"
+    assert "a worker applied all 46 of 46" in done.stdout, done.stdout

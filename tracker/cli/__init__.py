@@ -279,6 +279,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="S",
         help="with --broker: seconds to wait for a worker to apply or reject every event (0: produce only)",
     )
+    p.add_argument(
+        "--worker-wait",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="with --broker: the --verdict-wait starts once a worker has joined its group; wait up to S seconds "
+        "for that (a worker just started takes a few; default 60)",
+    )
     _kafka_options(p)
     p.set_defaults(run=cmd_replay)
 

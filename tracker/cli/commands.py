@@ -464,7 +464,13 @@ def _replay_kafka(args: argparse.Namespace, tf: TournamentFile, total: int) -> i
     security = kafka_security(args)
     found = asyncio.run(
         replay_kafka(
-            tf, args.broker, security=security, wait=args.broker_wait, rate=args.rate, verdicts=args.verdict_wait
+            tf,
+            args.broker,
+            security=security,
+            wait=args.broker_wait,
+            rate=args.rate,
+            verdicts=args.verdict_wait,
+            joining=args.worker_wait,
         )
     )
     where = f"produced {found.produced} events for {tf.opened.tournament} to {args.broker}"
@@ -476,7 +482,8 @@ def _replay_kafka(args: argparse.Namespace, tf: TournamentFile, total: int) -> i
     if found.undecided:
         err.print(
             f"tracker replay: {where}, but no worker applied or rejected {len(found.undecided)} of them within "
-            f"{args.verdict_wait:g} s (the first: {found.undecided[0]}); they are in the results log and will be "
+            f"{args.verdict_wait:g} s (the first: {found.undecided[0]}; a worker had {args.worker_wait:g} s to join "
+            "its group before that); they are in the results log and will be "
             "applied when a worker gets to them: is a worker running? (running the replay again is safe)",
             markup=False,
         )

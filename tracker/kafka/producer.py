@@ -31,6 +31,7 @@ from tracker.core.events import BoardUpdated, Event, encode_board, encode_event
 from tracker.formats import TournamentFile
 from tracker.kafka.processing import decode_dead_letter
 from tracker.kafka.topics import (
+    APP_ID,
     BOARDS,
     BROKER_WAIT,
     DEAD_LETTERS,
@@ -39,6 +40,7 @@ from tracker.kafka.topics import (
     STANDINGS,
     BrokerError,
     KafkaSecurity,
+    admin_client,
     client_options,
     ensure_topics,
     started,
@@ -47,6 +49,9 @@ from tracker.protocol import decode_head
 
 #: Seconds ``tracker replay --broker`` waits for the workers' verdicts by default.
 VERDICT_WAIT = 30.0
+#: Seconds a replay waits at most for a worker to join the group before its verdict clock starts (a fresh worker
+#: joins in seconds, a busy machine's in tens of seconds).
+JOIN_WAIT = 60.0
 
 
 @asynccontextmanager
@@ -157,13 +162,18 @@ async def replay_kafka(
     wait: float = BROKER_WAIT,
     rate: float | None = None,
     verdicts: float = VERDICT_WAIT,
+    joining: float = JOIN_WAIT,
 ) -> Verdicts:
     """Produce a tournament file's opening event, then its results in round order; then wait for the verdicts.
 
     Waits up to ``verdicts`` seconds after the last record for a worker to
     apply or reject each event (0: produce only, :attr:`Verdicts.undecided`
-    then lists every event).  Raises :class:`~tracker.kafka.topics.BrokerError`
-    as :func:`produce_events` does.
+    then lists every event).  The ``verdicts`` seconds start once a worker
+    holds the results' partitions (the workers' group is stable with a member):
+    a worker just started takes seconds to join, and its verdicts would come
+    after a clock that started without it; that wait is ``joining`` seconds at
+    most.  Raises
+    :class:`~tracker.kafka.topics.BrokerError` as :func:`produce_events` does.
     """
     events = [tf.opened, *tf.events]
     if verdicts <= 0:
@@ -189,10 +199,28 @@ async def replay_kafka(
                 consumer.seek(tp, ends[tp])
             count = await produce_events(events, broker, security=security, wait=wait, rate=rate)
             found = Verdicts(produced=count)
+            await _worker_joined(broker, security, wait, joining)
             await _read_verdicts(consumer, tf.opened.tournament, [e.id for e in events], verdicts, found)
     except KafkaError as exc:
         raise BrokerError(f"Kafka broker {broker}: {exc}") from None
     return found
+
+
+async def _worker_joined(broker: str, security: KafkaSecurity, wait: float, seconds: float) -> bool:
+    """Whether a worker holds the results' partitions (group :data:`APP_ID` stable with a member), waiting up to
+    ``seconds`` for one; ``False`` (at once) when the broker cannot describe the group."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    try:
+        async with admin_client(broker, security, wait) as admin:
+            while True:
+                (group,) = (await admin.describe_consumer_groups([APP_ID]))[0].to_object()["groups"]
+                if group["state"] == "Stable" and group["members"]:
+                    return True
+                if asyncio.get_running_loop().time() >= deadline:
+                    return False
+                await asyncio.sleep(0.5)
+    except (KafkaError, BrokerError, KeyError, ValueError):  # not a question this broker answers: no wait
+        return False
 
 
 async def _read_verdicts(consumer: Any, tournament: str, ids: list[str], seconds: float, found: Verdicts) -> None:

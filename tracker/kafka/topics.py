@@ -339,6 +339,13 @@ async def started(
 
 
 @asynccontextmanager
+async def admin_client(broker: str, security: KafkaSecurity, wait: float) -> AsyncIterator[Any]:
+    """A started admin client of ``broker`` (raises :class:`BrokerError` as :func:`started` does)."""
+    async with _admin(broker, security, wait) as admin:
+        yield admin
+
+
+@asynccontextmanager
 async def _admin(broker: str, security: KafkaSecurity, wait: float) -> AsyncIterator[Any]:
     options = client_options(broker, security)
     make = lambda: AIOKafkaAdminClient(request_timeout_ms=10_000, **options)  # noqa: E731
