@@ -31,7 +31,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from tests.chaos.invariants import Connection, Seen, payload_of
-from tracker.core.events import Event, encode_event
+from tracker.core.events import BoardUpdated, Event, ResultRecorded, encode_board, encode_event
 
 PortOf = Callable[[], int | None]
 """Where to connect now (None: nothing is listening at the moment)."""
@@ -56,7 +56,13 @@ class RawSocket:
                     f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
                 ).encode()
             )
-            head = await reader.readuntil(b"\r\n\r\n")
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                # the end of the stream before any answer: the server's process died during the handshake
+                # (the embedded half's SIGKILL; a live server answers 503, or 101): a refused connect
+                writer.close()
+                raise OSError("the handshake ended without an answer") from None
         status = head.split(b"\r\n", 1)[0]
         if b" 101 " not in status:
             writer.close()
@@ -145,6 +151,7 @@ class Arbiter:
         self.reply_timeout = reply_timeout
         self.pace = pace  # at most this many seconds between two windows of submits, as a person types
         self.acked: dict[str, int] = {}
+        self.sent_at: dict[str, float] = {}  # event id → when it was first sent (monotonic s)
         self.rejected: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()  # duplicates in one write, resets, resubmits
 
@@ -179,6 +186,7 @@ class Arbiter:
                     if event.id in sent:
                         self.faults["resubmit"] += 1
                     sent.add(event.id)
+                    self.sent_at.setdefault(event.id, time.monotonic())  # it cannot be published before this
                     texts += [self._submit(event)] * n
                     copies[event.id] += n
                 sock.send_texts(texts)
@@ -227,9 +235,19 @@ class Subscriber:
     """Follows one tournament across reconnects; records every connection's messages."""
 
     def __init__(
-        self, name: str, port_of: PortOf, tournament: str, rng: random.Random, *, slow: bool, p_resubscribe: float
+        self,
+        name: str,
+        port_of: PortOf,
+        tournament: str,
+        rng: random.Random,
+        *,
+        slow: bool,
+        p_resubscribe: float,
+        delay: float = 0.0,
     ) -> None:
         self.name = name
+        self.delay = delay  # a spoiler delay (seconds): every update that much later
+        self.arrived: dict[int, float] = {}  # seq → when this subscriber first got it (monotonic s)
         self.port_of = port_of
         self.tournament = tournament
         self.rng = rng
@@ -258,7 +276,9 @@ class Subscriber:
             self.connections.append(conn)
             lifetime = self.rng.uniform(0.1, 2.0) if self.rng.random() < self.p_resubscribe else None
             try:
-                since = {} if self.last is None else {"since": self.last}
+                since: dict[str, object] = {} if self.last is None else {"since": self.last}
+                if self.delay:
+                    since["delay"] = self.delay
                 await ws.send(json.dumps({"type": "subscribe", "tournament": self.tournament, **since}))
                 async with asyncio.timeout(lifetime):
                     async for raw in ws:
@@ -288,6 +308,7 @@ class Subscriber:
             return
         event = message.get("event") or {}
         conn.seen.append(Seen(kind, int(message["seq"]), event.get("id"), payload_of(message)))
+        self.arrived.setdefault(int(message["seq"]), time.monotonic())
         self.last = int(message["seq"])
         self.last_message = message
         self.first.set()
@@ -312,3 +333,101 @@ async def fresh_snapshot(port: int, tournament: str, timeout: float = 5) -> dict
                 return message
     except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake):
         return None
+
+
+class Guesser:
+    """Submits the tournament's own events with wrong tokens as fast as the replies come, on raw sockets:
+    none may be acknowledged (and the arbiters' right token must still get through)."""
+
+    def __init__(self, name: str, port_of: PortOf, events: list[Event], rng: random.Random) -> None:
+        self.name = name
+        self.port_of = port_of
+        self.events = events
+        self.rng = rng
+        self.acked = 0
+        self.sent = 0
+        self.faults: Counter[str] = Counter()
+
+    async def run(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            port = self.port_of()
+            if port is None:
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                sock = await RawSocket.open(port)
+            except (OSError, TimeoutError):
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                for _ in range(self.rng.randint(1, 10)):
+                    if time.monotonic() >= deadline:
+                        break
+                    batch = [self.rng.choice(self.events) for _ in range(10)]
+                    sock.send_texts([self._guess(e) for e in batch])
+                    self.sent += len(batch)
+                    for _ in batch:
+                        async with asyncio.timeout(5):
+                            text = await sock.recv_text()
+                        if text is None:
+                            raise ConnectionError("closed")
+                        self.acked += json.loads(text).get("type") == "ack"
+                    self.faults["guesses"] += len(batch)
+            except (OSError, TimeoutError, ConnectionError):
+                pass
+            finally:
+                sock.reset()
+
+    def _guess(self, event: Event) -> str:
+        token = "".join(self.rng.choice("abcdef0123456789") for _ in range(24))
+        return json.dumps({"type": "submit", "token": token, "event": json.loads(encode_event(event))})
+
+
+class BoardFeeder:
+    """Sends boards of the tournament's games on the arbiter token while the results come in: each board is
+    answered ack or with a board's rejection (its game decided, …), and none enters the durable log."""
+
+    def __init__(self, name: str, port_of: PortOf, token: str, games: list[Event], rng: random.Random) -> None:
+        self.name = name
+        self.port_of = port_of
+        self.token = token
+        self.games = [g for g in games if isinstance(g, ResultRecorded)]
+        self.rng = rng
+        self.codes: list[str] = []
+        self.ids: set[str] = set()
+        self.faults: Counter[str] = Counter()
+
+    async def run(self, deadline: float) -> None:
+        n = 0
+        while time.monotonic() < deadline and self.games:
+            port = self.port_of()
+            if port is None:
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                sock = await RawSocket.open(port)
+            except (OSError, TimeoutError):
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                while time.monotonic() < deadline:
+                    game = self.rng.choice(self.games)
+                    board = BoardUpdated(
+                        f"{self.name}/b{n}", game.tournament, game.round, game.white, game.black, ply=n % 200
+                    )
+                    n += 1
+                    self.ids.add(board.id)
+                    body = json.loads(encode_board(board))
+                    sock.send_texts([json.dumps({"type": "submit", "token": self.token, "event": body})])
+                    async with asyncio.timeout(5):
+                        text = await sock.recv_text()
+                    if text is None:
+                        raise ConnectionError("closed")
+                    reply = json.loads(text)
+                    self.codes.append("ack" if reply.get("type") == "ack" else str(reply.get("code")))
+                    self.faults["boards"] += 1
+                    await asyncio.sleep(self.rng.uniform(0.0, 0.05))
+            except (OSError, TimeoutError, ConnectionError):
+                pass
+            finally:
+                sock.reset()

@@ -43,9 +43,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.chaos.clients import Arbiter, Subscriber, fresh_snapshot
+from tests.chaos.clients import Arbiter, BoardFeeder, Guesser, Subscriber, fresh_snapshot
 from tests.chaos.faults import DiskFull, freeze, sigkill
-from tests.chaos.invariants import INVARIANTS, Connection, Observed, Verdict, check
+from tests.chaos.invariants import EARLY_SLACK, INVARIANTS, Connection, Observed, Verdict, check
 from tests.conftest import TEST_DATA, TOKEN, RunningTracker, data_file, start_tracker
 from tests.kafka_fixtures import PARTITIONS, WORKER_ENV, Broker, free_port, partition_of, start_broker
 from tests.processes import Process, spawn
@@ -239,6 +239,14 @@ async def play(
         )
         for i in range(rng.randint(1, 3))
     ]
+    # the round-two surfaces (issue 37): a delayed subscriber, token guessers, a board feed on the arbiter token
+    delayed = [
+        Subscriber(f"delayed-{i}", port_of, tid, random.Random(rng.random()), slow=False, p_resubscribe=0.0, delay=2.0)
+        for i in range(rng.choice((0, 1, 1, 2)))
+    ]
+    subscribers += delayed
+    guessers = [Guesser(f"guesser-{i}", port_of, events, random.Random(rng.random())) for i in range(rng.randint(0, 2))]
+    feeders = [BoardFeeder("boards", port_of, TOKEN, events, random.Random(rng.random()))] if rng.random() < 0.6 else []
     fault_rng = random.Random(rng.random())
     injected: Counter[str] = Counter()
     following = [asyncio.create_task(s.run(), name=s.name) for s in subscribers]
@@ -248,7 +256,14 @@ async def play(
                 async with asyncio.timeout(3):
                     await s.first.wait()
         deadline = time.monotonic() + deadline_seconds
-        await asyncio.gather(faults(fault_rng, injected), *(a.run(deadline) for a in arbiters))
+        others = [asyncio.create_task(g.run(deadline)) for g in guessers]
+        others += [asyncio.create_task(f.run(deadline)) for f in feeders]
+        try:
+            await asyncio.gather(faults(fault_rng, injected), *(a.run(deadline) for a in arbiters))
+        finally:
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
         answers = await settle(live_ports, tid, quiet)
         final_api = answers[0] if answers and answers[0] != "down" else None
         target = int(final_api["seq"]) if final_api else 0
@@ -273,7 +288,30 @@ async def play(
     connections: list[Connection] = [c for s in subscribers for c in s.connections]
     for s in subscribers:
         injected += s.faults
-    verdict = check(Observed(tid, acked, connections, final_api, finals, log, twice, holes))
+    injected["delayed-subscribers"] += len(delayed)
+    for g in guessers:
+        injected += g.faults
+    for f in feeders:
+        injected += f.faults
+    sent_at: dict[str, float] = {}
+    for a in arbiters:
+        for event_id, at in a.sent_at.items():
+            sent_at[event_id] = min(at, sent_at.get(event_id, at))
+    early = [  # an update cannot be published before its event was first sent: due at that + the delay at least
+        f"{d.name}: seq {seen.seq} {sent_at[seen.event_id] + d.delay - d.arrived[seen.seq]:.2f} s before its delay"
+        for d in delayed
+        for conn in d.connections
+        for seen in conn.seen
+        if seen.kind == "update"
+        and seen.event_id in sent_at
+        and d.arrived[seen.seq] < sent_at[seen.event_id] + d.delay - EARLY_SLACK
+    ]
+    observed = Observed(tid, acked, connections, final_api, finals, log, twice, holes)
+    observed.guesses_acked = sum(g.acked for g in guessers)
+    observed.early = early
+    observed.board_ids = {i for f in feeders for i in f.ids}
+    observed.board_codes = [c for f in feeders for c in f.codes]
+    verdict = check(observed)
     return RoundResult(
         deployment,
         seed,

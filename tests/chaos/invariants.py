@@ -23,7 +23,14 @@ The invariants (:data:`INVARIANTS`):
     durable log's at that position;
 ``durable-not-published``
     after the run settled, the HTTP standings or a subscriber that stayed to the end are behind the
-    durable log.
+    durable log;
+``guess-accepted``
+    a submit with a wrong token (a guesser's) was acknowledged;
+``delayed-early``
+    a subscriber with a spoiler delay got an update before its delay had passed since the update's
+    event was first sent (it cannot have been published sooner; :data:`EARLY_SLACK` for the clocks);
+``board-misanswered``
+    a board got an answer other than an ack or a rejection a board may get, or is in the durable log.
 """
 
 from __future__ import annotations
@@ -45,6 +52,16 @@ INVARIANTS: Final = (
     "seq-order",
     "published-not-durable",
     "durable-not-published",
+    "guess-accepted",
+    "delayed-early",
+    "board-misanswered",
+)
+#: How much sooner than its delay, counted from its event's first send, a delayed update may arrive (one
+#: monotonic clock in one process: only the scheduling of the two readings).
+EARLY_SLACK: Final = 0.05
+#: What a board may be answered besides an ack (its game decided, the tournament not open yet, too many).
+BOARD_REJECTIONS: Final = frozenset(
+    {"game-finished", "unknown-tournament", "rate-limited", "not-durable", "invalid-pairing", "pending"}
 )
 
 #: the keys of a snapshot or update that carry standings (everything of StandingsPayload)
@@ -53,7 +70,7 @@ PAYLOAD_KEYS: Final = tuple(StandingsPayload.__annotations__)  # the standings p
 
 def payload_of(message: dict[str, Any]) -> dict[str, Any]:
     """The standings part of a snapshot or update message (or of the HTTP standings)."""
-    return {key: message.get(key) for key in PAYLOAD_KEYS}
+    return {key: message[key] for key in PAYLOAD_KEYS if key in message}  # an optional key absent stays absent
 
 
 @dataclass
@@ -86,6 +103,10 @@ class Observed:
     log: list[Event]  # the durable log of the tournament, in order
     log_twice: int = 0  # places in the log held by an id already there (counted by the reader)
     log_holes: int = 0  # seqs missing from a log that is keyed by seq (Kafka's standings topic)
+    guesses_acked: int = 0  # wrong-token submits that got an ack
+    early: list[str] = field(default_factory=list)  # delayed updates seen too soon, said
+    board_ids: set[str] = field(default_factory=set)  # the ids of the boards sent
+    board_codes: list[str] = field(default_factory=list)  # each board's answer: "ack" or its rejection code
 
 
 @dataclass
@@ -188,4 +209,13 @@ def check(obs: Observed) -> Verdict:
             bad("published-not-durable", 1, f"{label} at seq {seq}, the durable log holds {durable}")
         elif expected is not None and _normal(payload_of(final)) != expected:
             bad("final-state", 1, f"{label} at seq {seq} differs from the fold of the durable log")
+
+    bad("guess-accepted", obs.guesses_acked, "submits with a wrong token were acknowledged")
+    for why in obs.early[:8]:
+        bad("delayed-early", 1, why)
+    bad("delayed-early", max(0, len(obs.early) - 8), "more delayed updates early")
+    board_ids = logged & obs.board_ids
+    bad("board-misanswered", len(board_ids), f"boards in the durable log: {sorted(board_ids)[:8]}")
+    wrong = [code for code in obs.board_codes if code != "ack" and code not in BOARD_REJECTIONS]
+    bad("board-misanswered", len(wrong), f"boards answered {sorted(set(wrong))[:8]}")
     return Verdict(counts, details)
