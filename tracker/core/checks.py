@@ -23,15 +23,18 @@ from tracker.core.events import (
     ByeRecorded,
     ByeVoided,
     Event,
+    MatchScoring,
     PlayerWithdrawn,
     ResultCorrected,
     ResultRecorded,
     ResultVoided,
     Scoring,
+    Teams,
     TournamentOpened,
 )
 from tracker.core.phrases import phrase, plural
 from tracker.core.schedule import rounds_needed
+from tracker.core.teams.tiebreaks import parse_team_tiebreaks
 from tracker.core.tiebreaks import parse_tiebreaks
 
 # -- the reasons, as phrases (rendered in English for ``EventRejected.reason``) ---------------
@@ -61,6 +64,10 @@ BAD_PRIZES: Final = phrase(
 )
 SCHEDULE_TOO_LONG: Final = phrase("rejected.schedule_too_long", "the schedule has more rounds than the tournament")
 SCHEDULE_PAIRS: Final = phrase("rejected.schedule_pairs", "round {round} of the schedule pairs {white} and {black}")
+TEAM_PLAYER: Final = phrase(
+    "rejected.team_player", "team {team} lists player {player}, who is not in the start list or is in another team"
+)
+TEAM_NUMBER: Final = phrase("rejected.team_number", "two teams have number {team}")
 SELF: Final = phrase("rejected.self", "player {player} cannot play himself")
 BEYOND: Final = phrase("rejected.beyond", "round {round} is beyond the tournament's {rounds} rounds")
 HAS_BYE: Final = phrase(
@@ -186,7 +193,7 @@ def plan(t: Tournament, event: Event) -> Plan:
 POINTS_STEP: Final = Decimal("0.001")
 
 
-def check_scoring(scoring: Scoring) -> None:
+def check_scoring(scoring: Scoring | MatchScoring) -> None:
     """Refuse scoring values TRF cannot hold: beyond ±9999.999, finer than 0.001, NaN or infinite.
 
     Checked before any value becomes a Fraction: ``1e999999999`` would take forever to convert, and a
@@ -241,6 +248,24 @@ def check_opened(event: TournamentOpened) -> None:
                 if w not in known or b not in known or w == b or w in seen or b in seen:
                     raise EventRejected(SCHEDULE_PAIRS(round=r, white=w, black=b), code="invalid-tournament")
                 seen.update((w, b))
+    if event.teams is not None:
+        check_teams(event.teams, set(numbers))
+
+
+def check_teams(teams: Teams, known: set[int]) -> None:
+    """A team event's teams: distinct numbers, players of the start list each in one team, a known team order."""
+    numbers: set[int] = set()
+    placed: set[int] = set()
+    for team in teams.teams:
+        if team.number in numbers:
+            raise EventRejected(TEAM_NUMBER(team=team.number), code="invalid-tournament")
+        numbers.add(team.number)
+        for player in team.players:
+            if player not in known or player in placed:
+                raise EventRejected(TEAM_PLAYER(team=team.number, player=player), code="invalid-tournament")
+            placed.add(player)
+    check_scoring(teams.scoring)
+    parse_team_tiebreaks(teams.tiebreaks)
 
 
 def check_game(t: Tournament, event: ResultRecorded | ResultCorrected | ResultVoided) -> tuple[int, int]:

@@ -51,6 +51,8 @@ PrizeSharing = Literal["none", "average", "hort"]
 RULES: Final[tuple[Rules, ...]] = ("2024", "2026")
 
 DEFAULT_TIEBREAKS: Final[tuple[str, ...]] = ("PTS", "DE", "SB", "KS", "WON")
+#: A team event's team order when it names none (FIDE TEC codes).
+DEFAULT_TEAM_TIEBREAKS: Final[tuple[str, ...]] = ("MPTS", "GPTS", "EDE", "SB:MP")
 
 
 class Player(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -94,6 +96,42 @@ class Line(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name = ""
 
 
+class TeamEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One team of a team event: its number (the file's team order), its name, its players in board order
+    (start numbers; those past the board count are reserves)."""
+
+    number: Annotated[int, msgspec.Meta(ge=1, le=999)]
+    name: Name
+    players: Annotated[tuple[StartNo, ...], msgspec.Meta(min_length=1, max_length=100)]
+
+
+class MatchScoring(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Match points per match outcome (TRF26 ``362``): ``unplayed`` for a match lost with nothing played at
+    the board and a zero-point team bye, ``pab`` for a pairing-allocated team bye (``None``: as a draw)."""
+
+    win: Points = Decimal(2)
+    draw: Points = Decimal(1)
+    loss: Points = Decimal(0)
+    unplayed: Points = Decimal(0)
+    pab: Points | None = None
+
+
+class Teams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A team event's set-up: the teams, the boards of a match (``0``: the largest line-up found), the
+    first-named team's colour per board (TRF ``352``; empty: ``WBWB…``), the match scoring (``362``), the team
+    round robin's rounds (``0``: what it needs) and cycles, and the team order (FIDE TEC codes)."""
+
+    teams: Annotated[tuple[TeamEntry, ...], msgspec.Meta(min_length=2, max_length=250)]
+    boards: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
+    colours: Annotated[str, msgspec.Meta(max_length=100, pattern="^[WB]*$")] = ""
+    scoring: MatchScoring = MatchScoring()
+    rounds: Annotated[int, msgspec.Meta(ge=0, le=999)] = 0
+    cycles: Annotated[int, msgspec.Meta(ge=1, le=2)] = 1
+    tiebreaks: Annotated[tuple[Annotated[str, msgspec.Meta(max_length=16)], ...], msgspec.Meta(max_length=16)] = (
+        DEFAULT_TEAM_TIEBREAKS
+    )
+
+
 class TournamentOpened(
     msgspec.Struct, frozen=True, tag="tournament_opened", tag_field="type", forbid_unknown_fields=True
 ):
@@ -111,6 +149,8 @@ class TournamentOpened(
     reason: an event without it is read as 2026).  ``prizes`` are the prize
     money per place from the 1st (non-increasing; none: no prizes declared)
     and ``sharing`` how players equal on points share them; optional too.
+    ``teams`` makes it a team event (:class:`Teams`; optional: ``None`` is an
+    individual event).
     """
 
     id: EventId
@@ -132,6 +172,7 @@ class TournamentOpened(
     rules: Rules = "2026"
     prizes: Annotated[tuple[Points, ...], msgspec.Meta(max_length=500)] = ()
     sharing: PrizeSharing = "hort"
+    teams: Teams | None = None
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):
@@ -254,7 +295,9 @@ class BoardUpdated(msgspec.Struct, frozen=True, tag="board_updated", tag_field="
     ``ply`` half-moves played, ``last_move`` in SAN, ``fen`` the position, the clocks (seconds left)
     when the source gives them, the ``evaluation`` and its ``source`` when known.  A board never
     touches the crosstable: it is kept apart from the results (the newest per game), a result for the
-    game ends it, and a board for a game that already has a result is refused.
+    game ends it, and a board for a game that already has a result is refused.  ``ended``: the source
+    stopped following the game (``tracker follow`` stopping), so the board is the position as last known,
+    stale until a live board of the game comes.
     """
 
     id: EventId
@@ -269,6 +312,7 @@ class BoardUpdated(msgspec.Struct, frozen=True, tag="board_updated", tag_field="
     black_clock: Seconds | None = None
     evaluation: Evaluation | None = None
     source: EvalSource | None = None
+    ended: bool = False
 
 
 #: Everything a client may submit: an event of the results log, or a board (which never enters it).

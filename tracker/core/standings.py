@@ -20,12 +20,14 @@ from operator import attrgetter, itemgetter, ne, neg
 from typing import Any, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
-from tracker.core.events import Rules, Scoring
+from tracker.core.events import Rules, Scoring, Teams
 from tracker.core.line import koya_threshold
 from tracker.core.order import TieBreak
 from tracker.core.phrases import format_points as format_points
 from tracker.core.phrases import format_ratio as format_ratio
 from tracker.core.scoring import Units
+from tracker.core.teams.setup import TeamSetup, setup_of
+from tracker.core.teams.standings import TeamStandings, team_standings
 from tracker.core.tiebreaks import parse_tiebreaks, rule_of
 from tracker.core.tiebreaks.rule import Column, Rule
 
@@ -70,6 +72,8 @@ class Standings:
     #: ``(start no, rank, points, *tie-breaks shown, withdrawn)`` in the core's units — comparing them is
     #: several times cheaper than comparing the rows' Fractions, after every result
     keys: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
+    #: a team event's team standings (the opening event's ``teams``, its team order); ``None``: an individual event
+    teams: TeamStandings | None = None
 
     def row(self, start_no: int) -> Row:
         for row in self.rows:
@@ -137,7 +141,14 @@ def standings(t: Tournament) -> Standings:
         scoring=_scoring(t.opened.scoring, t.units),
         rules=t.rules,
         keys=tuple(zip(start_nos, rank_of, t.score, *(c.shown for c in shown_columns), t.withdrawn, strict=True)),
+        teams=None if t.opened.teams is None else team_standings(t, _team_setup(t.opened.teams)),
     )
+
+
+@lru_cache(maxsize=64)
+def _team_setup(teams: Teams) -> TeamSetup:
+    """The team setup of an opening event's ``teams``, made once per tournament (the struct is hashable)."""
+    return setup_of(teams)
 
 
 #: A :class:`Row` from a tuple of its fields in order, built in C (``Row(...)`` runs Python code per row).

@@ -26,7 +26,7 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 import msgspec
 
 from tracker.protocol.messages import EventFields
-from tracker.protocol.shapes import SaidJSON, encode
+from tracker.protocol.shapes import SaidJSON, TeamRowJSON, encode
 
 # -- protocol v1.1: field deltas ----------------------------------------------------------------
 
@@ -75,6 +75,8 @@ class DeltaMessage(EventFields):
     codes: NotRequired[list[str]]
     scoring: NotRequired[dict[str, float]]
     summary_said: NotRequired[list[SaidJSON]]
+    #: a team event's team rows, whole, when any of them changed
+    teams: NotRequired[list[TeamRowJSON]]
     rows: list[DeltaRowJSON]
     order: NotRequired[list[int]]
     digest: int

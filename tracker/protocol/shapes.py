@@ -433,14 +433,18 @@ def column_words(codes: list[str] | tuple[str, ...]) -> list[ColumnJSON]:
 
 
 def standings_payload(s: Standings) -> StandingsPayload:
-    """The standings JSON every interface shares (the HTTP standings page, snapshots and updates)."""
-    return {
+    """The standings JSON every interface shares (the HTTP standings page, snapshots and updates); a team
+    event's carries its ``"teams"`` rows last."""
+    payload: StandingsPayload = {
         **standings_json(s),
         "rounds": s.rounds,
         "games_played": sum(row.games for row in s.rows) // 2,
         "codes": list(s.codes),
         "scoring": {name: float(points) for name, points in s.scoring},
     }
+    if s.teams is not None:
+        payload["teams"] = team_rows_json(s.teams)
+    return payload
 
 
 # -- stakes, chances and cues (subscribers with ``"stakes": true``) ---------------------------

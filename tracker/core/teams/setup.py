@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Final
 
+from tracker.core import events
+
 #: The team order when a team event names none: match points, game points, extended direct encounter,
-#: Sonneborn-Berger on match points.
-DEFAULT_TEAM_TIEBREAKS: Final[tuple[str, ...]] = ("MPTS", "GPTS", "EDE", "SB:MP")
+#: Sonneborn-Berger on match points (the opening event's default too).
+DEFAULT_TEAM_TIEBREAKS: Final[tuple[str, ...]] = events.DEFAULT_TEAM_TIEBREAKS
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,4 +78,48 @@ class TeamSetup:
         return sequence[(board - 1) % len(sequence)]
 
 
-__all__ = ["DEFAULT_TEAM_TIEBREAKS", "MatchScoring", "Team", "TeamSetup"]
+def setup_of(teams: events.Teams) -> TeamSetup:
+    """The team setup an opening event declares (:attr:`~tracker.core.events.TournamentOpened.teams`)."""
+    s = teams.scoring
+    return TeamSetup(
+        teams=tuple(Team(t.number, t.name, t.players) for t in teams.teams),
+        boards=teams.boards,
+        colours=teams.colours,
+        scoring=MatchScoring(
+            win=Fraction(s.win),
+            draw=Fraction(s.draw),
+            loss=Fraction(s.loss),
+            unplayed=Fraction(s.unplayed),
+            pab=None if s.pab is None else Fraction(s.pab),
+        ),
+        rounds=teams.rounds,
+        cycles=teams.cycles,
+        tiebreaks=teams.tiebreaks,
+    )
+
+
+def teams_of(setup: TeamSetup) -> events.Teams:
+    """The opening event's :class:`~tracker.core.events.Teams` for ``setup`` (:func:`setup_of` undoes it)."""
+    s = setup.scoring
+
+    def dec(x: Fraction) -> Decimal:
+        return Decimal(x.numerator) / Decimal(x.denominator)
+
+    return events.Teams(
+        teams=tuple(events.TeamEntry(t.number, t.name, t.players) for t in setup.teams),
+        boards=setup.boards,
+        colours=setup.colours,
+        scoring=events.MatchScoring(
+            win=dec(s.win),
+            draw=dec(s.draw),
+            loss=dec(s.loss),
+            unplayed=dec(s.unplayed),
+            pab=None if s.pab is None else dec(s.pab),
+        ),
+        rounds=setup.rounds,
+        cycles=setup.cycles,
+        tiebreaks=setup.tiebreaks,
+    )
+
+
+__all__ = ["DEFAULT_TEAM_TIEBREAKS", "MatchScoring", "Team", "TeamSetup", "setup_of", "teams_of"]

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Final
 
+import msgspec
+
 from tracker.core.codes import RESULT_OF_CODES
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import FormatError
@@ -22,6 +24,7 @@ from tracker.core.events import (
 )
 from tracker.core.phrases import Said, phrase, plural
 from tracker.core.teams import TeamSetup
+from tracker.core.teams.setup import teams_of
 from tracker.formats.base import (
     TournamentFile,
     bye_id,
@@ -266,6 +269,9 @@ def _tournament_file(
     tf, state = checked_file(path, opened, events, where, notes + _blank_notes(lines, decided, last, final, pending))
     tf = replace(tf, official=official(header, lines, opened, path))
     _check_teams(tf, state, path)
+    setup = team_setup_of(tf, path)
+    if setup is not None:  # a team event: its teams travel with the opening event (live, replayed, journalled)
+        tf = replace(tf, opened=msgspec.structs.replace(tf.opened, teams=teams_of(setup)))
     for pl in lines:
         score = state.units.points(state.score[state.index[pl.player.start_no]])
         if pl.points is not None and pl.points != score:
