@@ -94,7 +94,7 @@ CASES = [
 def outputs(seed: int, n: int, codes: tuple[str, ...], scoring: Scoring, batch: int) -> tuple[str, str, int]:
     """Digests of every output record (entries, updates, dead letters, snapshots) and of the summaries in
     every language; and how many updates there were."""
-    processor, table = Processor(), {}
+    processor, table = Processor(), dict[bytes, bytes]()
     records = hashlib.sha256()
     summaries = hashlib.sha256()
     names = {p.start_no: p.name.split(",")[0].strip() for p in people(n)}
@@ -191,7 +191,7 @@ def test_the_worker_says_what_the_plain_path_says(
     seed: int, n: int, codes: tuple[str, ...], scoring: Scoring, batch: int
 ) -> None:
     stream = events(seed, n, codes, scoring)
-    processor, table = Processor(), {}
+    processor, table = Processor(), dict[bytes, bytes]()
     got: list[bytes | None] = []
     for k, event in enumerate(stream):
         outcome = processor.handle(KEY, encode_event(event), table)

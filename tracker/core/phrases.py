@@ -180,17 +180,39 @@ def render(said: Said, names: Callable[[int], str], language: Language = ENGLISH
 
 def fill(template: str, args: Mapping[str, Arg], names: Callable[[int], str], language: Language) -> str:
     """``template`` with its arguments written (the mini-language of the module docstring)."""
+    segments = _compiled.get(template)
+    if segments is None:
+        segments = _compile(template)
+    out: list[str] = []
+    for text, name, kind in segments:
+        out.append(text)
+        if name is not None:
+            if name not in args:
+                raise KeyError(f"argument {name!r} missing for {template!r}")
+            out.append(_written(args[name], kind, names, language))
+    return "".join(out)
 
-    def field(match: re.Match[str]) -> str:
-        name, kind = match.group(1), match.group(2)
-        if name not in args:
-            raise KeyError(f"argument {name!r} missing for {template!r}")
-        return _written(args[name], kind, names, language)
 
-    return _FIELD.sub(field, template)
+#: Each template seen, as its segments: ``(text before a field, the field's name, its type)``, the last one's name
+#: ``None`` (the text after the last field).  Parsed once: a worker renders several phrases per result.
+_compiled: Final[dict[str, tuple[tuple[str, str | None, str | None], ...]]] = {}
+
+
+def _compile(template: str) -> tuple[tuple[str, str | None, str | None], ...]:
+    segments: list[tuple[str, str | None, str | None]] = []
+    at = 0
+    for match in _FIELD.finditer(template):
+        segments.append((template[at : match.start()], match.group(1), match.group(2)))
+        at = match.end()
+    segments.append((template[at:], None, None))
+    if len(_compiled) < 4096:  # templates come from the catalogues: a few hundred
+        _compiled[template] = tuple(segments)
+    return tuple(segments)
 
 
 def _written(value: Arg, kind: str | None, names: Callable[[int], str], language: Language) -> str:
+    if kind == "player" and type(value) is int:  # most fields of a summary: the match below costs more
+        return names(value)
     match kind, value:
         case "player", int():
             return names(value)
