@@ -248,7 +248,7 @@ def check_opened(event: TournamentOpened) -> None:
                 if w not in known or b not in known or w == b or w in seen or b in seen:
                     raise EventRejected(SCHEDULE_PAIRS(round=r, white=w, black=b), code="invalid-tournament")
                 seen.update((w, b))
-    if event.teams is not None:
+    if isinstance(event.teams, Teams):
         check_teams(event.teams, set(numbers))
 
 

@@ -149,8 +149,8 @@ class TournamentOpened(
     reason: an event without it is read as 2026).  ``prizes`` are the prize
     money per place from the 1st (non-increasing; none: no prizes declared)
     and ``sharing`` how players equal on points share them; optional too.
-    ``teams`` makes it a team event (:class:`Teams`; optional: ``None`` is an
-    individual event).
+    ``teams`` makes it a team event (:class:`Teams`; optional and left out of
+    the encoding when unset, so an individual event's bytes are as before).
     """
 
     id: EventId
@@ -172,7 +172,7 @@ class TournamentOpened(
     rules: Rules = "2026"
     prizes: Annotated[tuple[Points, ...], msgspec.Meta(max_length=500)] = ()
     sharing: PrizeSharing = "hort"
-    teams: Teams | None = None
+    teams: Teams | msgspec.UnsetType = msgspec.UNSET
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):

@@ -141,7 +141,7 @@ def standings(t: Tournament) -> Standings:
         scoring=_scoring(t.opened.scoring, t.units),
         rules=t.rules,
         keys=tuple(zip(start_nos, rank_of, t.score, *(c.shown for c in shown_columns), t.withdrawn, strict=True)),
-        teams=None if t.opened.teams is None else team_standings(t, _team_setup(t.opened.teams)),
+        teams=team_standings(t, _team_setup(t.opened.teams)) if isinstance(t.opened.teams, Teams) else None,
     )
 
 
