@@ -150,12 +150,12 @@ def row_json(codes: tuple[str, ...], row: Row) -> RowJSON:
         "rank": row.rank,
         "start_no": row.start_no,
         "name": row.name,
-        "points": _number(row.points),
-        "tiebreaks": {code: _number(v) for code, v in zip(codes, row.tiebreaks, strict=True)},
+        "points": _value(row.points),
+        "tiebreaks": dict(zip(codes, map(_value, row.tiebreaks), strict=True)),
         "games": row.games,
         "withdrawn": row.withdrawn,
         "qualified": row.qualified,
-        "line": _number(row.line),
+        "line": _value(row.line),
         "results": list(row.results),
     }
 
@@ -164,6 +164,13 @@ def _number(value: Fraction) -> float:
     # float(value) exactly (Rational.__float__ divides the same two ints), without its two int() calls and
     # the method lookups: a worker converts about 70 numbers per update, one update per result.
     return value.numerator / value.denominator
+
+
+def _value(value: Fraction) -> float:
+    """:func:`_number` of a standings value (always a :class:`Fraction`: :func:`tracker.core.standings.standings`
+    makes them), from the slots behind the ``numerator``/``denominator`` properties (CPython's fractions):
+    a third of the cost, 60 values per update of a 10-player table."""
+    return value._numerator / value._denominator  # type: ignore[attr-defined,no-any-return]
 
 
 # -- projections -------------------------------------------------------------------------------
