@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 from typing import Any, Final, Protocol, TypeVar, Union
 
@@ -211,7 +212,9 @@ def _compile(template: str) -> tuple[tuple[str, str | None, str | None], ...]:
 
 
 def _written(value: Arg, kind: str | None, names: Callable[[int], str], language: Language) -> str:
-    if kind == "player" and type(value) is int:  # most fields of a summary: the match below costs more
+    if kind is None:  # the match below would try every typed case first
+        return "" if value is None else str(value)
+    if kind == "player" and type(value) is int:  # most fields of a summary
         return names(value)
     match kind, value:
         case "player", int():
@@ -225,7 +228,7 @@ def _written(value: Arg, kind: str | None, names: Callable[[int], str], language
         case "points", int() | float():
             return language.points(_exact(value))
         case "signed", int() | float():
-            return ("+" if value > 0 else "−") + language.points(abs(_exact(value)))
+            return ("+" if value > 0 else "−") + language.points(_magnitude(value))
         case "line", int():
             return render(LINE_FIRST() if value == 1 else LINE_TOP(n=value), names, language)
         case "line", str():
@@ -253,9 +256,19 @@ def _series(said: list[Said], names: Callable[[int], str], language: Language) -
     return text
 
 
+@lru_cache(maxsize=4096)
 def _exact(value: int | float) -> Fraction:
-    """A point value from the wire as the fraction it stands for (halves and quarters are exact in binary)."""
+    """A point value from the wire as the fraction it stands for (halves and quarters are exact in binary).
+
+    Cached (a summary writes a KS delta per player whose KS moved; the values repeat): equal keys (``1``,
+    ``1.0``) stand for the same fraction."""
     return Fraction(value).limit_denominator(1 << 12)
+
+
+@lru_cache(maxsize=4096)
+def _magnitude(value: int | float) -> Fraction:
+    """``abs(_exact(value))``, cached as :func:`_exact` is."""
+    return abs(_exact(value))
 
 
 RESULT_WORDS: Final = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−"}
