@@ -447,11 +447,27 @@ def standings_payload(s: Standings) -> StandingsPayload:
         "rounds": s.rounds,
         "games_played": sum(row.games for row in s.rows) // 2,
         "codes": list(s.codes),
-        "scoring": {name: float(points) for name, points in s.scoring},
+        "scoring": _scoring_json(s.scoring),
     }
     if s.teams is not None:
         payload["teams"] = team_rows_json(s.teams)
     return payload
+
+
+#: ``id(scoring) → (scoring, its JSON)``: a tournament's :attr:`Standings.scoring` is one tuple (made once per
+#: scoring), so its floats are made once, not nine ``Fraction.__float__`` per update; the entry holds the tuple,
+#: so the id is not reused while it is cached.
+_SCORINGS: Final[dict[int, tuple[tuple[tuple[str, Fraction], ...], dict[str, float]]]] = {}
+
+
+def _scoring_json(scoring: tuple[tuple[str, Fraction], ...]) -> dict[str, float]:
+    """The ``"scoring"`` of a payload (a fresh dict each time: a payload is the caller's to change)."""
+    hit = _SCORINGS.get(id(scoring))
+    if hit is None or hit[0] is not scoring:
+        if len(_SCORINGS) >= 256:
+            _SCORINGS.clear()
+        hit = _SCORINGS[id(scoring)] = (scoring, {name: float(points) for name, points in scoring})
+    return dict(hit[1])
 
 
 # -- stakes, chances and cues (subscribers with ``"stakes": true``) ---------------------------
