@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from tracker.config import ServerConfig
 from tracker.gateway.metrics import Metrics
-from tracker.gateway.processes import Child, run_processes
+from tracker.gateway.processes import Child, per_process, run_processes
 from tracker.gateway.serve import serve
 from tracker.kafka.feed import OUTCOME_TIMEOUT, Feed, KafkaBackend, standings_consumer
 from tracker.kafka.producer import results_producer
@@ -140,7 +140,8 @@ def run_gateway(
     """``tracker gateway``: serve until SIGTERM/SIGINT; return the exit code.
 
     With ``processes`` > 1, that many gateway processes serve the one port, each a consumer of the
-    topics of its own (:mod:`tracker.gateway.processes`).  Raises :class:`BrokerError` as
+    topics of its own (:mod:`tracker.gateway.processes`), each with its share of the caps and throttles
+    (:func:`~tracker.gateway.processes.per_process`), and one that dies is restarted.  Raises :class:`BrokerError` as
     :func:`serve_gateway` does (with several processes, each says its own and the set exits 1).
     """
 
@@ -157,7 +158,7 @@ def run_gateway(
         asyncio.run(
             serve_gateway(
                 broker,
-                dataclasses.replace(config, port=port),
+                dataclasses.replace(config, port=port, limits=per_process(config.limits, processes)),
                 say=child.say,
                 security=security,
                 wait=wait,

@@ -1,0 +1,146 @@
+"""``tracker gateway --processes N`` keeps serving when one process dies (issue 37, item 8).
+
+A SIGKILLed child is named by the parent (its number and pid, and why it ended) and replaced on the same port while
+the others serve; a child that keeps dying is restarted at most a bounded number of times a minute, then the set
+stops with a sentence that says so; the per-address caps and token throttles are divided among the processes so
+that they hold for the set.
+
+Real pieces: Tansu, a worker, the gateway command (the fixtures of ``tests/kafka``); the restart bound runs
+:func:`run_processes` itself with a child that exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from tests.builders import TID, opened
+from tests.conftest import TOKEN
+from tests.kafka.test_kafka_processes import connections_by_process
+from tests.kafka_fixtures import Broker, kafka_broker  # noqa: F401  (a fixture)
+from tests.processes import Process, spawn
+from tests.wsclient import recv_until, reply_to, send, submit
+from tracker.config import Limits
+from tracker.gateway.processes import Child, per_process, run_processes
+
+pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc (Linux)")
+
+
+def start_gateway(broker: Broker, processes: int) -> tuple[Process, int]:
+    process = spawn(
+        f"gateway-{len(broker.started)}",
+        [
+            sys.executable,
+            *("-m", "tracker.cli", "gateway", "--broker", broker.url, "--port", "0", "--token", TOKEN),
+            *("--processes", str(processes)),
+        ],
+    )
+    broker.started.append(process)
+    port = int(process.expect(rf"listening on http://127\.0\.0\.1:(\d+)/ .*, {processes} processes").group(1))
+    return process, port
+
+
+def children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+async def served_by(url: str, port: int, pid: int, most: int = 64) -> int:
+    """Open subscribed connections (each must get its snapshot) until one is held by process ``pid``; return
+    how many it took.  The kernel spreads connections over the processes by a hash, so 64 tries miss a
+    process serving half of them with odds of 2**-64."""
+    held: list[ClientConnection] = []
+    try:
+        for tries in range(1, most + 1):
+            ws = await connect(url)
+            held.append(ws)
+            await send(ws, {"type": "subscribe", "tournament": TID})
+            message, _ = await recv_until(ws, lambda m: m.get("type") == "snapshot", timeout=30)
+            assert message["tournament"] == TID
+            if connections_by_process([pid], port)[pid] > 0:
+                return tries
+        raise AssertionError(f"none of {most} connections reached process {pid}")
+    finally:
+        for ws in held:
+            await ws.close()
+
+
+def test_a_killed_child_is_named_and_replaced_while_the_set_serves(
+    kafka_broker: Broker,  # noqa: F811  (the fixture)
+) -> None:
+    kafka_broker.worker()
+    gateway, port = start_gateway(kafka_broker, 2)
+    before = children(gateway.proc.pid)
+    assert len(before) == 2
+    url = f"ws://127.0.0.1:{port}/ws"
+
+    async def opening() -> None:
+        async with connect(url) as arbiter:
+            event = opened(4)
+            await submit(arbiter, TOKEN, event)
+            assert (await reply_to(arbiter, event.id, timeout=60))["type"] == "ack"
+
+    asyncio.run(opening())
+    victim = before[0]
+    os.kill(victim, signal.SIGKILL)
+    said = gateway.expect(r"process (\d) of 2 \(pid (\d+)\) was killed by SIGKILL; restarting it", timeout=30)
+    assert int(said.group(2)) == victim
+    number = said.group(1)
+    again = gateway.expect(rf"process {number} of 2 \(pid (\d+)\) serving on ", timeout=60)
+    replacement = int(again.group(1))
+    assert replacement != victim
+    assert gateway.proc.poll() is None  # the parent still runs
+    now = children(gateway.proc.pid)
+    assert sorted(now) == sorted([before[1], replacement])  # the other child was never stopped
+    # every connection gets a snapshot on the same port, whichever child the kernel hands it to
+    assert asyncio.run(served_by(url, port, replacement)) >= 1
+    assert sum("was killed by" in line for line in gateway.output) == 1  # said once
+    gateway.proc.send_signal(signal.SIGTERM)  # a clean shutdown still drains and stops them all
+    assert gateway.proc.wait(timeout=30) == 0
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in now) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in now)
+
+
+def test_a_child_that_keeps_dying_stops_the_set_after_the_restart_bound(capfd: pytest.CaptureFixture[str]) -> None:
+    started: list[int] = []
+
+    def serve(port: int, child: Child) -> int:
+        if child.number == 2:  # this one serves, until it is told to stop
+            child.say(f"test: listening on http://127.0.0.1:{port}/")
+            signal.pause()
+            return 0
+        return 3  # dies at once, without a sentence: restarted until the bound
+
+    status = run_processes("test", "127.0.0.1", 0, 2, serve, say=lambda line: started.append(1), restarts=3)
+    _, err = capfd.readouterr()
+    assert status == 3
+    assert err.count("test: process 1 of 2 (pid ") == 4  # its first life and 3 restarts, each said once
+    assert err.count("exited with status 3; restarting it") == 3
+    assert "test: process 1 of 2 ended 4 times within 60 s (at most 3 restarts in 60 s); stopping all" in err
+    assert started == []  # the set never served in full
+
+
+@pytest.mark.parametrize(
+    ("processes", "cap", "per_address", "joins", "submits"),
+    [(1, 300, 100, 2.0, 200.0), (3, 100, 34, 2.0 / 3, 200.0 / 3)],
+)
+def test_caps_and_throttles_are_shared_among_the_processes(
+    processes: int, cap: int, per_address: int, joins: float, submits: float
+) -> None:
+    limits = per_process(Limits(max_connections=300, max_connections_per_address=100), processes)
+    assert limits.max_connections == cap
+    assert limits.max_connections_per_address == per_address  # rounded up: 3 × 34 ≥ 100
+    assert limits.stakes_joins_per_second == pytest.approx(joins)
+    assert limits.stakes_join_burst == -(-Limits().stakes_join_burst // processes)
+    assert limits.submits_per_second == pytest.approx(submits)
+    assert limits.submit_burst == -(-Limits().submit_burst // processes)
+    assert limits.max_subscriptions == Limits().max_subscriptions  # per connection: as it was
+    assert limits.subscribes_per_second == Limits().subscribes_per_second
