@@ -60,6 +60,7 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     projection_delay: float = 0.3  # seconds to wait for more results before projecting
     live_interval: float = 1.0  # live boards: at most one boards message and one live job per this many seconds
+    stale_after: float = 120.0  # a board not refreshed for this many seconds is marked stale (--stale-after)
 
 
 class SettingsError(TrackerError):

@@ -30,7 +30,7 @@ from tracker.cli.commands import (
 )
 from tracker.cli.logs import json_line, log_options
 from tracker.cli.words import asked_language, chosen, say
-from tracker.config import STALL_AFTER, Limits
+from tracker.config import STALL_AFTER, Limits, ServerConfig
 from tracker.core.errors import EventRejected, TrackerError
 from tracker.core.events import RULES
 
@@ -87,6 +87,13 @@ def _server_options(p: argparse.ArgumentParser, *, port: int = 8080) -> None:
         type=int,
         default=Limits().projection_memory,
         help="address space of a projection worker process in bytes (0: unlimited)",
+    )
+    p.add_argument(
+        "--stale-after",
+        type=float,
+        default=ServerConfig().stale_after,
+        metavar="SECONDS",
+        help="a board (game in progress) its source has not sent again for this long is marked stale",
     )
     p.add_argument("--no-durability", action="store_true", help=argparse.SUPPRESS)
 

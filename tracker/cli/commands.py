@@ -318,6 +318,7 @@ def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
             projection_memory=args.projection_memory,
             projection_search_seconds=args.projection_search_seconds,
         ),
+        stale_after=args.stale_after,
     )
 
 

@@ -19,12 +19,21 @@ whether a board changed only its position (``moved``) or also its most
 likely result or its estimate, by at least :data:`MOVES_AN_ESTIMATE` per
 mille from the last one that counted (``assessed``): only the latter moves
 what is derived from the boards (:mod:`tracker.core.live`).
+
+**Boards age.**  The core has no clock: the shell that keeps a board passes
+the time it received it (``now``, any monotonic seconds), and a re-delivery
+of the board kept (same id: a source saying the game still stands there)
+refreshes that time.  A board is *stale* (:func:`is_stale`) when it was not
+refreshed for ``after`` seconds, when its source said it stopped following
+the game (``ended``), or when its receive time is unknown (a board restored
+after a restart, until its source sends it again): a stale board is the
+position as last known, not a game known to be live.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from tracker.core.checks import check_new_game
@@ -106,13 +115,16 @@ MOVES_AN_ESTIMATE: Final = 25
 class Board:
     """One game's newest board: the event, its board number in the round (0 when the schedule does not
     say), its estimate (``None`` without an evaluation) and the most likely result (``None`` likewise).
-    ``counted`` is the estimate as of the last change that counted (see :meth:`BoardSet.put`)."""
+    ``counted`` is the estimate as of the last change that counted (see :meth:`BoardSet.put`); ``received``
+    when the board was last received or refreshed, in the shell's monotonic seconds (``None``: unknown, a
+    board restored after a restart)."""
 
     event: BoardUpdated
     number: int
     wdl: WDL | None
     likely: GameResult | None
     counted: WDL | None = None
+    received: float | None = None
 
     @property
     def key(self) -> GameKey:
@@ -143,6 +155,16 @@ def check_board(t: Tournament, board: BoardUpdated) -> None:
     check_new_game(t, ResultRecorded(board.id, board.tournament, board.round, board.white, board.black, "1-0"))
 
 
+def is_stale(board: Board, now: float, after: float) -> bool:
+    """Whether ``board`` is no longer known to be live at ``now``: see the module docstring."""
+    return board.event.ended or board.received is None or now - board.received >= after
+
+
+def board_age(board: Board, now: float) -> float | None:
+    """Seconds since ``board`` was received or refreshed (``None``: unknown, restored after a restart)."""
+    return None if board.received is None else max(0.0, now - board.received)
+
+
 def _moved(before: WDL | None, now: WDL | None) -> bool:
     """Whether an estimate moved enough to count (or appeared, or went)."""
     if before is None or now is None:
@@ -167,14 +189,21 @@ class BoardSet:
 
     boards: dict[GameKey, Board] = field(default_factory=dict)
 
-    def put(self, t: Tournament, event: BoardUpdated) -> Change:
-        """Keep ``event`` as its game's board (after :func:`check_board`); say what changed.
+    def put(self, t: Tournament, event: BoardUpdated, now: float | None = None) -> Change:
+        """Keep ``event`` as its game's board (after :func:`check_board`), received at ``now``; say what changed.
 
-        ``none`` for a re-delivered id or a board with fewer half-moves than the one kept.
+        ``none`` for a board with fewer half-moves than the one kept; a re-delivered id refreshes the kept
+        board's receive time (``moved``: its age starts again; ``none`` for an ``ended`` board or no ``now``).
+        ``now`` ``None`` (a board restored after a restart) keeps the board stale until it is received again.
         """
         key = (event.round, event.white, event.black)
         old = self.boards.get(key)
-        if old is not None and (old.event.id == event.id or event.ply < old.event.ply):
+        if old is not None and old.event.id == event.id:
+            if now is None or old.event.ended:
+                return "none"
+            self.boards[key] = replace(old, received=now)
+            return "moved"  # its age starts again (a stale one is live again)
+        if old is not None and event.ply < old.event.ply:
             return "none"
         wdl = None if event.evaluation is None else wdl_from_eval(event.evaluation)
         if wdl is None and old is not None and event.ply == old.event.ply:
@@ -186,8 +215,15 @@ class BoardSet:
             counted = wdl
         else:
             change = "moved"
-        self.boards[key] = Board(event, board_number(t, *key), wdl, likely, counted)
+        self.boards[key] = Board(event, board_number(t, *key), wdl, likely, counted, now)
         return change
+
+    def next_stale(self, now: float, after: float) -> float | None:
+        """The time the next board still live goes stale by age (``None``: every board is stale already)."""
+        times = [
+            b.received + after for b in self.boards.values() if not is_stale(b, now, after) and b.received is not None
+        ]
+        return min(times, default=None)
 
     def end(self, round_: int, white: int, black: int) -> bool:
         """The game got a result (or was voided): forget its board; whether there was one."""

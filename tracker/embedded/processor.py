@@ -147,6 +147,8 @@ class EmbeddedProcessor:
         """Keep the boards a restart found (:meth:`BoardStore.load`) whose games are still to be played.
 
         Returns how many; the others (a result came, the tournament is gone) are dropped from the store.
+        They are stale (no receive time, :func:`~tracker.core.boards.is_stale`) until their source sends them
+        again: a restart never shows a board as live that nobody has confirmed since.
         """
         kept = 0
         for board in boards:
@@ -159,7 +161,7 @@ class EmbeddedProcessor:
                 if self.store is not None:
                     self.store.delete(board.tournament, (board.round, board.white, board.black))
                 continue
-            self.boards_of.setdefault(board.tournament, BoardSet()).put(state, board)
+            self.boards_of.setdefault(board.tournament, BoardSet()).put(state, board)  # no receive time: stale
             kept += 1
         return kept
 
@@ -176,7 +178,7 @@ class EmbeddedProcessor:
                 raise EventRejected(FINISHED(tournament=tid), code="game-finished")
             raise UnknownTournament(NOT_OPEN(tournament=tid))
         check_board(state, board)
-        change = self.boards_of.setdefault(tid, BoardSet()).put(state, board)
+        change = self.boards_of.setdefault(tid, BoardSet()).put(state, board, asyncio.get_running_loop().time())
         if change != "none":
             if self.store is not None:
                 self.store.put(board)

@@ -451,6 +451,25 @@ class Follower:
             with suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
+        await self.end_boards()
+
+    async def end_boards(self) -> int:
+        """The follower stops: send each game's last board ``ended`` (stale at once, never shown live); how many.
+
+        A tracker that cannot be reached is logged, not raised: its boards go stale by age instead.
+        """
+        if self.feed is None:
+            return 0
+        boards = self.feed.ended()
+        if not boards:
+            return 0
+        try:
+            await self.tracker.submit_boards(boards)
+        except TrackerUnavailable as exc:
+            log.warning("follow: the boards' end not sent (%s): they go stale by age", exc)
+            return 0
+        log.info("follow: stopped: %d board(s) ended", len(boards))
+        return len(boards)
 
 
 def _slots(event: Event) -> set[tuple[int, int]]:

@@ -24,8 +24,15 @@ The live chances (10,000 simulated completions) are a ``live`` job on the
 shared worker pool (:mod:`tracker.gateway.jobs`, spaced ``interval`` apart
 too); when one finishes, a ``live`` message with them follows.  Both kinds
 carry the official ``seq`` they are against and a ``live_seq`` that counts
-them per tournament; a subscriber who joins gets the newest of each at
-once.  They reach subscribers through the hub's ``deliver``, so a spoiler
+them per tournament.  Boards age: each board says its ``age`` and whether it
+is ``stale`` (not refreshed within ``stale_after`` seconds, its follower
+stopped, or restored after a restart and not sent since:
+:func:`tracker.core.boards.is_stale`); when a board goes stale by age with
+nothing else happening, a ``boards`` message says so then (a timer per
+tournament, at the next board's stale time).  A subscriber who joins gets
+the newest of each at
+once; a subscriber who joins gets the newest of each at
+They reach subscribers through the hub's ``deliver``, so a spoiler
 delay holds them back like everything else.
 """
 
@@ -82,6 +89,7 @@ class LiveBoards:
         deliver: Callable[[str, list[ServerConnection], bytes], None],
         *,
         interval: float,
+        stale_after: float = 120.0,
     ) -> None:
         self._state = state
         self._boards = boards
@@ -89,6 +97,8 @@ class LiveBoards:
         self._subscribers = subscribers
         self._deliver = deliver
         self.interval = interval
+        self.stale_after = stale_after
+        self._ageing: dict[str, asyncio.TimerHandle] = {}  # tournament → a boards message when a board goes stale
         self._versions: dict[str, int] = {}  # live_seq per tournament: both kinds of message count
         self._latest: dict[str, tuple[bytes | None, bytes | None]] = {}  # (boards, live) sent last
         self._chances: dict[str, Chances] = {}  # the newest live chances per tournament
@@ -144,8 +154,8 @@ class LiveBoards:
         for data in (boards_data, live_data):
             if data is not None:
                 self._deliver(tournament, [conn], data)
-        if boards_data is None and self._boards(tournament):
-            self._soon(tournament, live=True)
+        if self._boards(tournament):  # fresh ages (the newest message aged since it was sent)
+            self._soon(tournament, live=boards_data is None)
         self.runner.join(tournament)
 
     def _bump(self, tournament: str) -> int:
@@ -174,13 +184,33 @@ class LiveBoards:
         conns = self._subscribers(tournament)
         if state is None or boards is None or not conns:
             return
-        self._sent_at[tournament] = asyncio.get_running_loop().time()
-        boards_data = boards_message(tournament, state.seq, self._bump(tournament), boards)
+        loop = asyncio.get_running_loop()
+        now = self._sent_at[tournament] = loop.time()
+        boards_data = boards_message(
+            tournament, state.seq, self._bump(tournament), boards, now=now, stale_after=self.stale_after
+        )
+        self._age_later(tournament, boards, now)
         live_data = self._live(tournament, state, boards) if live else self._latest.get(tournament, (None, None))[1]
         self._latest[tournament] = (boards_data, live_data)
         self._deliver(tournament, conns, boards_data)
         if live and live_data is not None:
             self._deliver(tournament, conns, live_data)
+
+    def _age_later(self, tournament: str, boards: BoardSet, now: float) -> None:
+        """Send a ``boards`` message when the next live board goes stale, unless another one goes first."""
+        if (timer := self._ageing.pop(tournament, None)) is not None:
+            timer.cancel()
+        at = boards.next_stale(now, self.stale_after)
+        if at is not None:
+            self._ageing[tournament] = asyncio.get_running_loop().call_later(
+                max(0.0, at - now) + 0.01, self._aged, tournament
+            )
+
+    def _aged(self, tournament: str) -> None:
+        self._ageing.pop(tournament, None)
+        if self._subscribers(tournament):
+            self._bump(tournament)
+            self._soon(tournament, live=False)
 
     def _live(self, tournament: str, state: Tournament, boards: BoardSet) -> bytes:
         """The ``live`` message as things stand now: rows on the loop, the newest chances the pool made."""
@@ -204,6 +234,7 @@ class LiveBoards:
 
     def close(self) -> None:
         """Stop the pending messages (the jobs are the pool's)."""
-        for timer in self._timers.values():
+        for timer in (*self._timers.values(), *self._ageing.values()):
             timer.cancel()
         self._timers.clear()
+        self._ageing.clear()

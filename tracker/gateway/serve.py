@@ -95,6 +95,7 @@ class Gateway:
             self.ws.boards_subscribers,
             self.hub.deliver,
             interval=config.live_interval,
+            stale_after=config.stale_after,
         )
         self.stakes = StakesFeed(
             self.pool,

@@ -212,7 +212,8 @@ class KafkaBackend:
             check_board(state, board)
         except EventRejected:
             return  # decided since it was produced, or never valid here: a board is news, not a record
-        change = self.boards_of.setdefault(board.tournament, BoardSet()).put(state, board)
+        now = asyncio.get_running_loop().time()  # when this gateway received it: boards age (core/boards.py)
+        change = self.boards_of.setdefault(board.tournament, BoardSet()).put(state, board, now)
         if change != "none" and self.sink is not None:
             self.sink.boards_changed(board.tournament, change)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
-from tracker.core.boards import BoardSet, eval_text
+from tracker.core.boards import BoardSet, board_age, eval_text, is_stale
 from tracker.core.events import EvalSource, Evaluation, GameResult
 from tracker.core.live import AsItStands, BoardStake
 from tracker.core.projection.chances import Chances
@@ -37,7 +37,10 @@ LIVE_MODEL = "games in progress drawn from their boards' win/draw/loss, games to
 class BoardJSON(TypedDict):
     """One game in progress: where it stands (``ply`` half-moves, ``last_move`` in SAN, ``fen``, the clocks in
     seconds left), its evaluation from White's side and where that comes from, the win/draw/loss estimate
-    (per mille: the evaluation's own or the model's, docs/protocol.md) and the most likely result."""
+    (per mille: the evaluation's own or the model's, docs/protocol.md) and the most likely result.  ``age``:
+    seconds since its source last sent it (``null``: unknown, a board restored after a restart); ``stale``:
+    not known to be live (not refreshed within the gateway's stale time, its follower stopped, or restored
+    and not sent again since): the position as last known."""
 
     round: int
     white: int
@@ -53,6 +56,8 @@ class BoardJSON(TypedDict):
     source: EvalSource | None
     wdl: list[int] | None
     likely: GameResult | None
+    age: float | None
+    stale: bool
 
 
 class BoardsMessage(TypedDict):
@@ -112,8 +117,11 @@ class LiveMessage(TypedDict):
     stakes: list[BoardStakeJSON]
 
 
-def boards_message(tournament: str, seq: int, live_seq: int, boards: BoardSet) -> bytes:
-    """The ``boards`` message of a tournament's boards, in board order."""
+def boards_message(
+    tournament: str, seq: int, live_seq: int, boards: BoardSet, *, now: float, stale_after: float
+) -> bytes:
+    """The ``boards`` message of a tournament's boards, in board order, their ages at ``now`` (the clock of
+    the boards' receive times), stale past ``stale_after`` seconds."""
     body: BoardsMessage = {
         "type": "boards",
         "tournament": tournament,
@@ -135,6 +143,8 @@ def boards_message(tournament: str, seq: int, live_seq: int, boards: BoardSet) -
                 "source": b.event.source,
                 "wdl": None if b.wdl is None else list(b.wdl),
                 "likely": b.likely,
+                "age": None if (age := board_age(b, now)) is None else round(age, 1),
+                "stale": is_stale(b, now, stale_after),
             }
             for b in boards.in_order()
         ],

@@ -92,12 +92,29 @@ export class LiveState {
   }
 }
 
+/** How long ago a board's source sent it ("45 s ago", "3 min ago", "2 h ago"): the message's `age`, seconds. */
+export function ageText(age) {
+  const s = Math.max(0, Math.floor(age));
+  if (s < 60) return t("boards.age_s", "{n} s ago", { n: s });
+  if (s < 3600) return t("boards.age_min", "{n} min ago", { n: Math.floor(s / 60) });
+  return t("boards.age_h", "{n} h ago", { n: Math.floor(s / 3600) });
+}
+
+/** A stale board's mark (its source stopped sending it: the position as last known), or nothing when live. */
+export function staleMark(b) {
+  if (!b.stale) return null;
+  const text = b.age == null
+    ? t("boards.restored", "stale · not sent again since the restart")
+    : t("boards.stale", "stale · {age}", { age: ageText(b.age) });
+  return el("span", { class: "board-stale", title: t("boards.stale_title", "its source has not sent this game again: the position as last known") }, text);
+}
+
 function boardLine(b, names) {
   const white = shortName(names.get(b.white) || String(b.white));
   const black = shortName(names.get(b.black) || String(b.black));
-  return el("li", { class: "board-line", dataset: { white: b.white, black: b.black, board: b.board } },
+  return el("li", { class: b.stale ? "board-line stale" : "board-line", dataset: { white: b.white, black: b.black, board: b.board } },
     el("span", { class: "board-no" }, b.board ? String(b.board) : "·"),
-    el("span", { class: "board-players" }, `${white} – ${black}`),
+    el("span", { class: "board-players" }, `${white} – ${black}`, staleMark(b)),
     evalBar(b),
     clocks(b),
     el("span", { class: "board-move" }, b.last_move ? `${Math.ceil(b.ply / 2)}${b.ply % 2 ? "." : "…"} ${b.last_move}` : ""));
