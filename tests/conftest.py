@@ -70,15 +70,27 @@ def start_tracker(data_dir: Path, *extra: str, env: dict[str, str] | None = None
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep a module's tests on one worker when they share a module-scoped fixture (a Chromium, a broker and
     its worker, a server): the fixture then starts once, not once per worker that gets one of them.  Every
-    other test goes to whichever worker is free.  Without xdist the mark is inert."""
+    other test goes to whichever worker is free.  Without xdist the mark is inert.
+
+    The grouped modules run first (the browser ones first of all): a group is one worker's long stretch, and
+    started last it would leave the other workers idle at the end while it runs.  Each module keeps its order.
+    """
+    grouped: set[str] = set()
     for item in items:
         fixtures = getattr(item, "_fixtureinfo", None)
         if fixtures is None:
             continue
-        if any(
-            defs and defs[-1].scope in ("module", "class", "package") for defs in fixtures.name2fixturedefs.values()
-        ):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+        scopes = [defs[-1].scope for defs in fixtures.name2fixturedefs.values() if defs]
+        if any(scope in ("module", "class", "package") for scope in scopes):
+            module = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(module))
+            grouped.add(module)
+
+    def first(item: pytest.Item) -> int:
+        module = item.nodeid.split("::", 1)[0]
+        return 0 if module in grouped and module.startswith("tests/web/") else 1 if module in grouped else 2
+
+    items.sort(key=first)  # stable: the order within each module, and of the modules within each kind, stays
 
 
 @pytest.fixture
