@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from tests.builders import TID, berger, fold_all, game
 from tracker.core.crosstable import Tournament
 from tracker.core.events import Event, GameResult, Player, TournamentOpened
-from tracker.core.worth.norms import norm, titles_for
+from tracker.core.worth.norms import MIN_SCORE, least_score, norm, norm_games, norms, titles_for
+from tracker.core.worth.tables import dp_of
 
 FEDS = ("NOR", "IND", "CHN", "FRA")
 
@@ -144,3 +145,35 @@ def test_standings_json_rows_carry_the_norms() -> None:
     gm = row["norms"]["GM"]  # type: ignore[typeddict-item]
     assert gm["status"] == "possible" and gm["needed"] == 4.5 and gm["scored"] == 3.0 and len(gm["scenario"]) == 3
     assert all("norms" not in r for r in document["standings"] if r["start_no"] != 1)  # GMs aim at no norm
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1800, 2700), st.sampled_from([2250, 2400, 2450, 2600]))
+def test_least_score_by_bisection_is_the_first_score_that_reaches(games: int, average: int, target: int) -> None:
+    """The bisection finds what a walk over every score in half points finds (the definition)."""
+    walked = next(
+        (
+            Fraction(h, 2)
+            for h in range(2 * games + 1)
+            if Fraction(h, 2 * games) >= MIN_SCORE and average + dp_of(Fraction(h, 2 * games)) >= target
+        ),
+        None,
+    )
+    assert least_score(games, average, target) == walked
+
+
+def test_norms_of_every_player_equal_each_norm_asked_alone() -> None:
+    """norms() shares one walk over the remaining schedule; each answer is the one asked for alone."""
+    ratings = [2450, 2380, 2500, 2300, 2420, 2550, 2350, 2480, 2400, 2330]
+    players = tuple(
+        Player(start_no=k + 1, name=f"P{k + 1}", rating=r, title="IM" if k % 3 else "GM", federation=f"F{k % 4}")
+        for k, r in enumerate(ratings)
+    )
+    opened = TournamentOpened(id="open", tournament=TID, name="n", players=players)
+    played = [game(r.number, w, b, "1/2-1/2") for r in berger(10)[:4] for w, b in r.pairs]
+    t = fold_all([opened, *played])
+    ahead = norm_games(t)
+    together = norms(t)
+    alone = tuple(norm(t, i, title) for i, p in enumerate(players) for title in titles_for(p))
+    assert together == alone
+    assert any(n.remaining for n in together) and all(len(games) == 5 for games in ahead)

@@ -29,6 +29,7 @@ over the whole remaining schedule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Literal
@@ -118,16 +119,46 @@ def _average(ratings: list[int], floor: int) -> int:
 
 def least_score(games: int, average: int, performance: int) -> Fraction | None:
     """The least score (in half points) of ``games`` with ``Ra = average`` whose performance reaches
-    ``performance`` and which is at least 35 %, or ``None``."""
-    for halves in range(2 * games + 1):
-        score = Fraction(halves, 2)
-        if score / games >= MIN_SCORE and average + dp_of(score / games) >= performance:
-            return score
-    return None
+    ``performance`` and which is at least 35 %, or ``None``.
+
+    Both conditions only ever turn true as the score grows (``dp`` does not fall as ``p`` rises), so the
+    least such score is found by bisection over the half points: a 300-player round robin asks this for
+    every player and title.
+    """
+
+    def reaches(halves: int) -> bool:
+        p = Fraction(halves, 2 * games)
+        return p >= MIN_SCORE and average + dp_of(p) >= performance
+
+    if not reaches(2 * games):
+        return None
+    low, high = 0, 2 * games  # reaches(high) holds; the answer is in [low, high]
+    while low < high:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return Fraction(low, 2)
 
 
-def norm(t: Tournament, i: int, title: Title) -> Norm:
-    """Player ``i``'s :class:`Norm` for ``title`` on the crosstable and schedule of ``t`` (module docstring)."""
+def norm_games(t: Tournament) -> list[list[tuple[int | None, int, int]]]:
+    """Per player (index), the remaining games that are norm games (played at the board: a forfeit of a
+    withdrawn player is none), in the schedule's order."""
+    ahead: list[list[tuple[int | None, int, int]]] = [[] for _ in range(t.n)]
+    for r, w, b in remaining_games(t) if not t.complete else []:
+        if len(options_of(t, w, b, r)) > 1:
+            ahead[w].append((r, w, b))
+            ahead[b].append((r, w, b))
+    return ahead
+
+
+def norm(t: Tournament, i: int, title: Title, games: Sequence[tuple[int | None, int, int]] | None = None) -> Norm:
+    """Player ``i``'s :class:`Norm` for ``title`` on the crosstable and schedule of ``t`` (module docstring).
+
+    ``games`` is player ``i``'s entry of :func:`norm_games` (computed when not given: pass it when asking for
+    many players, the remaining games are the whole schedule's).
+    """
     rule = NORMS[title]
     players = t.opened.players
     me = players[i]
@@ -139,11 +170,8 @@ def norm(t: Tournament, i: int, title: Title) -> Norm:
             scored += {"1": Fraction(1), "W": Fraction(1), "=": Fraction(1, 2), "D": Fraction(1, 2)}.get(
                 e.code, Fraction(0)
             )
-    ahead: list[tuple[int | None, int, int]] = []
-    for r, w, b in remaining_games(t) if not t.complete else []:
-        if i in (w, b) and len(options_of(t, w, b, r)) > 1:  # a forfeit (a withdrawn player) is no norm game
-            ahead.append((r, w, b))
-            opponents.append(b if w == i else w)
+    ahead = list(norm_games(t)[i] if games is None else games)
+    opponents += [b if w == i else w for _, w, b in ahead]
     n = len(opponents)
     failing: list[Failing] = []
     if n < MIN_GAMES:
@@ -196,7 +224,8 @@ def norm(t: Tournament, i: int, title: Title) -> Norm:
 
 def norms(t: Tournament) -> tuple[Norm, ...]:
     """Every player's norms for the titles above their own, in start-list order."""
-    return tuple(norm(t, i, title) for i, p in enumerate(t.opened.players) for title in titles_for(p))
+    ahead = norm_games(t)
+    return tuple(norm(t, i, title, ahead[i]) for i, p in enumerate(t.opened.players) for title in titles_for(p))
 
 
-__all__ = ["NORMS", "Norm", "least_score", "norm", "norms", "titles_for"]
+__all__ = ["NORMS", "Norm", "least_score", "norm", "norm_games", "norms", "titles_for"]
