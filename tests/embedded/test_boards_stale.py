@@ -38,11 +38,16 @@ async def test_a_board_not_sent_again_goes_stale_with_its_age_and_a_resent_one_i
         fresh, _ = await recv_until(watcher, lambda m: m["type"] == "boards" and len(m["boards"]) == 1, timeout=30)
         (shown,) = fresh["boards"]
         assert shown["stale"] is False and shown["age"] is not None and 0 <= shown["age"] < STALE_AFTER
+        estimated, _ = await recv_until(watcher, lambda m: m["type"] == "live" and m["results"], timeout=30)
+        assert (9, w, b) in {(r["round"], r["white"], r["black"]) for r in estimated["results"]}  # live: counted
         # nothing more from the source: a boards message says it is stale once the stale time has passed
         stale, _ = await recv_until(watcher, lambda m: m["type"] == "boards" and m["boards"][0]["stale"], timeout=30)
         (aged,) = stale["boards"]
         assert aged["age"] >= STALE_AFTER and aged["ply"] == 30  # the position as last known, its age shown
         assert stale["live_seq"] > fresh["live_seq"]
+        # and the estimates no longer count it: "if the games ended now" has no result for its game
+        counted, _ = await recv_until(watcher, lambda m: m["type"] == "live" and m["live_seq"] >= stale["live_seq"])
+        assert (9, w, b) not in {(r["round"], r["white"], r["black"]) for r in counted["results"]}
         # the source sends the same board again (a long think): live again, its age from zero
         assert (await send_board(arbiter, server.token, board))["type"] == "ack"
         again, _ = await recv_until(

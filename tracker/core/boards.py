@@ -225,6 +225,16 @@ class BoardSet:
         ]
         return min(times, default=None)
 
+    def live(self, now: float, after: float) -> BoardSet:
+        """The boards still live at ``now`` (none stale): what the estimates count.
+
+        A stale board is shown as it was last known, never counted as a game in progress: its source may
+        be gone (a follower stopped, a restart) and its position is no evidence of the game's result.
+        """
+        if not any(is_stale(b, now, after) for b in self.boards.values()):
+            return self
+        return BoardSet({key: b for key, b in self.boards.items() if not is_stale(b, now, after)})
+
     def end(self, round_: int, white: int, black: int) -> bool:
         """The game got a result (or was voided): forget its board; whether there was one."""
         return self.boards.pop((round_, white, black), None) is not None

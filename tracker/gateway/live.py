@@ -166,7 +166,8 @@ class LiveBoards:
         state, boards = self._state(tournament), self._boards(tournament)
         if state is None or boards is None:
             return None
-        return LiveInput(state, boards, self._versions.get(tournament, 0))
+        live = boards.live(asyncio.get_running_loop().time(), self.stale_after)  # stale boards are not counted
+        return LiveInput(state, live, self._versions.get(tournament, 0))
 
     def _soon(self, tournament: str, *, live: bool) -> None:
         """Send the ``boards`` (and, with ``live``, the ``live``) message now, or once ``interval`` has passed."""
@@ -190,7 +191,8 @@ class LiveBoards:
             tournament, state.seq, self._bump(tournament), boards, now=now, stale_after=self.stale_after
         )
         self._age_later(tournament, boards, now)
-        live_data = self._live(tournament, state, boards) if live else self._latest.get(tournament, (None, None))[1]
+        counted = boards.live(now, self.stale_after)  # the estimates count the boards still live only
+        live_data = self._live(tournament, state, counted) if live else self._latest.get(tournament, (None, None))[1]
         self._latest[tournament] = (boards_data, live_data)
         self._deliver(tournament, conns, boards_data)
         if live and live_data is not None:
@@ -210,7 +212,7 @@ class LiveBoards:
         self._ageing.pop(tournament, None)
         if self._subscribers(tournament):
             self._bump(tournament)
-            self._soon(tournament, live=False)
+            self._soon(tournament, live=True)  # a stale board leaves the estimates: "as it stands" changes
 
     def _live(self, tournament: str, state: Tournament, boards: BoardSet) -> bytes:
         """The ``live`` message as things stand now: rows on the loop, the newest chances the pool made."""
