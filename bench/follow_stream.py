@@ -91,6 +91,8 @@ class Publisher:
                 await response.write((text + "\n\n").encode())
             while True:
                 await response.write((await queue.get() + "\n\n").encode())
+        except ConnectionResetError:  # the follower went away (its run ended): the stream ends with it
+            return response
         finally:
             self.queues.remove(queue)
 
