@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -23,32 +22,13 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from tests.builders import TID, opened
 from tests.conftest import TOKEN
-from tests.kafka.test_kafka_processes import connections_by_process
+from tests.kafka.test_kafka_processes import children, connections_by_process, start_gateway
 from tests.kafka_fixtures import Broker, kafka_broker  # noqa: F401  (a fixture)
-from tests.processes import Process, spawn
 from tests.wsclient import recv_until, reply_to, send, submit
 from tracker.config import Limits
 from tracker.gateway.processes import Child, per_process, run_processes
 
 pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc (Linux)")
-
-
-def start_gateway(broker: Broker, processes: int) -> tuple[Process, int]:
-    process = spawn(
-        f"gateway-{len(broker.started)}",
-        [
-            sys.executable,
-            *("-m", "tracker.cli", "gateway", "--broker", broker.url, "--port", "0", "--token", TOKEN),
-            *("--processes", str(processes)),
-        ],
-    )
-    broker.started.append(process)
-    port = int(process.expect(rf"listening on http://127\.0\.0\.1:(\d+)/ .*, {processes} processes").group(1))
-    return process, port
-
-
-def children(pid: int) -> list[int]:
-    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 async def served_by(url: str, port: int, pid: int, most: int = 64) -> int:
