@@ -16,6 +16,7 @@ import aiohttp
 from tracker.follow.errors import SourceError
 
 MAX_BODY: Final = 64 * 1024 * 1024  # bytes of a PGN/TRF source we accept
+INFLATE_STEP: Final = 1 << 20  # bytes of gzip output asked for at a time (bounded_body)
 HTTP_TIMEOUT: Final = 20.0  # seconds for a whole read of an HTTP source (--read-deadline)
 
 
@@ -125,17 +126,27 @@ async def bounded_body(content: aiohttp.StreamReader, encoding: str | None, url:
     too_large = f"{url}: larger than {limit} bytes{' once decompressed' if gzipped else ''}: refused"
     async for chunk in content.iter_chunked(1 << 16):
         wire += len(chunk)
-        if inflate is not None:
-            try:
-                chunk = inflate.decompress(chunk, limit + 1 - size)
-            except zlib.error as exc:
-                raise SourceError(f"{url}: bad gzip body ({exc})") from None
-            if inflate.unconsumed_tail:  # more output than the budget left
-                raise SourceError(too_large)
-        size += len(chunk)
-        if size > limit or wire > limit:
+        if wire > limit:
             raise SourceError(too_large)
-        parts.append(chunk)
+        if inflate is None:
+            size += len(chunk)
+            parts.append(chunk)
+        else:
+            # at most a mebibyte of output at a time: one 64 KiB chunk of a gzip bomb inflates to the whole
+            # budget, and zlib grows (and copies) one output buffer that big when asked for it at once
+            data = chunk
+            while data:
+                try:
+                    piece = inflate.decompress(data, INFLATE_STEP)
+                except zlib.error as exc:
+                    raise SourceError(f"{url}: bad gzip body ({exc})") from None
+                size += len(piece)
+                if size > limit:
+                    raise SourceError(too_large)
+                parts.append(piece)
+                data = inflate.unconsumed_tail
+        if size > limit:
+            raise SourceError(too_large)
     if inflate is not None and not inflate.eof:
         raise SourceError(f"{url}: bad gzip body (cut short)")
     return b"".join(parts)
