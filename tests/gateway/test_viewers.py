@@ -14,6 +14,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from tests.builders import berger, opened
 from tests.conftest import RunningTracker
+from tests.gateway.test_abuse import slower_than
 from tests.gateway.test_limits import rss_mib
 from tests.wsclient import recv_until, reply_to, send, submit
 from tracker.core.events import Event, ResultRecorded
@@ -250,4 +251,7 @@ async def test_one_result_in_a_big_tie_does_not_hold_a_bystanders_ping(tracker_s
                 assert (await reply_to(arbiter, event.id, timeout=60))["type"] == "ack"
 
         during, _ = await asyncio.gather(pings(bystander, 40), results())
-    assert max(during) <= 10 * max(baseline) + 0.1, f"a ping took {max(during) * 1000:.0f} ms during the results"
+    # the ping flood's yardstick (test_abuse.slower_than): nine in ten within ten times the baseline + 100 ms
+    # and every one within a second; the loop held 4.8 s a result before, while a parallel test worker on the
+    # same two cores can hold one ping 250 ms
+    assert (slow := slower_than(baseline, during)) is None, f"during the results {slow}"
