@@ -19,14 +19,18 @@ from tests.follow.test_follow import pgn, trf_games
 from tracker.follow import HttpSource, SourceError
 from tracker.follow.sources import MAX_BODY
 
-#: The child runs ``tracker follow`` and reports its own peak resident set (KiB) as its last line.
+#: The child runs ``tracker follow`` and reports its own peak resident set (KiB) as its last line.  It reads
+#: ``VmHWM``, not ``getrusage``: Linux carries the parent's high-water mark into ``ru_maxrss`` across the
+#: fork (or vfork) and exec, so a child of a large test worker would report the worker's peak, not its own.
 PEAK = (
-    "import resource, sys\n"
+    "import sys\n"
     "from tracker.cli import main\n"
     "try:\n"
     "    code = main(sys.argv[1:])\n"
     "finally:\n"
-    "    print('peak-rss-kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "    with open('/proc/self/status') as status:\n"
+    "        hwm = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
+    "    print('peak-rss-kib', hwm, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 
