@@ -25,7 +25,7 @@ from tests.conftest import TOKEN, RunningTracker, data_file, start_tracker
 from tests.gateway.test_abuse import FLOOD_SECONDS, flood_pings, http_raw, ping_bystander, request
 from tests.gateway.test_projector import big_state, children, kill_all
 from tracker.config import Limits
-from tracker.gateway.projector import Projector
+from tracker.derived.workers import WorkerProcess
 
 pytestmark = pytest.mark.chaos
 
@@ -51,7 +51,7 @@ def test_a_bystanders_ping_under_a_ping_flood_stays_under_100_ms(server: Running
 
 
 async def test_a_projection_past_its_one_second_limit_is_stopped_within_three() -> None:
-    projector = Projector(Limits(projection_seconds=1.0, projection_memory=0))
+    projector = WorkerProcess(Limits(projection_seconds=1.0, projection_memory=0))
     own = os.getpid()
     try:
         running = asyncio.ensure_future(projector.project(big_state()))

@@ -591,10 +591,10 @@ def live_sinquefield(rounds: int) -> Tournament:
 
 
 async def test_the_projection_process_gives_what_project_gives_in_process() -> None:
-    from tracker.gateway.projector import Projector
+    from tracker.derived.workers import WorkerProcess
 
     state = live_sinquefield(8)  # 5 games open
-    projector = Projector()
+    projector = WorkerProcess()
     try:
         remote = await projector.project(state)
     finally:
@@ -608,9 +608,9 @@ async def test_a_projection_process_that_dies_gives_none_and_the_next_projection
     import os
     import signal
 
-    from tracker.gateway.projector import Projector
+    from tracker.derived.workers import WorkerProcess
 
-    projector = Projector()
+    projector = WorkerProcess()
     try:
         # 25 games open: over a second of search (10 open games now take a tenth of that)
         running = asyncio.ensure_future(projector.project(live_sinquefield(4)))

@@ -18,10 +18,10 @@ from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.core.projection import project
 from tracker.core.projection.stakes import stakes
-from tracker.gateway.analyses import Memories
-from tracker.gateway.jobs import Pool
-from tracker.gateway.projections import Projections
-from tracker.gateway.stakes import StakesFeed
+from tracker.derived.arbiters import ArbiterProjections
+from tracker.derived.pool import Pool
+from tracker.derived.search import Memories
+from tracker.derived.stakes import StakesFeed
 from tracker.protocol import projection_message
 
 RESULTS = ("1-0", "1/2-1/2", "0-1", "1/2-1/2", "1-0", "0-1")
@@ -77,7 +77,7 @@ def test_the_projections_search_answers_the_stakes_and_the_next_seq_starts_from_
             assert feed is not None
             feed.found(tournament, seq, computed)
 
-        projections = Projections(
+        projections = ArbiterProjections(
             current.get,
             arbiter.of,  # type: ignore[arg-type]
             arbiter.send,  # type: ignore[arg-type]

@@ -22,8 +22,8 @@ import pytest
 from tests.builders import berger, fold_all, game, opened, schedule_of
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
-from tracker.gateway.analyses import AnalysisWork, analysis_job
-from tracker.gateway.projections import Projections, search_seconds, search_time
+from tracker.derived.arbiters import ArbiterProjections, search_seconds, search_time
+from tracker.derived.search import AnalysisWork, analysis_job
 
 #: The search's own time when it must not be cut (the measured baseline): longer than any search here.
 UNCUT = 24 * 3600.0
@@ -106,7 +106,7 @@ def test_the_bounds_go_first_and_a_projection_over_its_limit_is_cut_short_not_lo
     async def run() -> list[dict[str, Any]]:
         arbiter = Arbiter()
         state = slow_state()
-        gateway = Projections({"slow": state}.get, arbiter.of, arbiter.send, delay=0.0, limits=limits)  # type: ignore[arg-type]
+        gateway = ArbiterProjections({"slow": state}.get, arbiter.of, arbiter.send, delay=0.0, limits=limits)  # type: ignore[arg-type]
         try:
             gateway.joined(arbiter, "slow")  # type: ignore[arg-type]
             await arbiter.until(2, "the bounds, then the projection cut short")
@@ -125,7 +125,7 @@ def test_the_bounds_go_first_and_a_projection_over_its_limit_is_cut_short_not_lo
 def test_a_quick_projection_is_sent_once_without_bounds_before_it() -> None:
     async def run() -> list[dict[str, Any]]:
         arbiter = Arbiter()
-        gateway = Projections({"small": small_state()}.get, arbiter.of, arbiter.send, delay=0.0)  # type: ignore[arg-type]
+        gateway = ArbiterProjections({"small": small_state()}.get, arbiter.of, arbiter.send, delay=0.0)  # type: ignore[arg-type]
         try:
             gateway.joined(arbiter, "small")  # type: ignore[arg-type]
             await arbiter.until(1, "the projection")

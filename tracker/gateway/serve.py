@@ -32,18 +32,18 @@ from websockets.http11 import Request, Response
 from tracker import __version__
 from tracker.config import ServerConfig
 from tracker.core.boards import Change
-from tracker.gateway.analyses import Memories
+from tracker.derived.arbiters import ArbiterProjections
+from tracker.derived.boards import LiveBoards
+from tracker.derived.pool import Pool
+from tracker.derived.search import Memories
+from tracker.derived.stakes import StakesFeed
 from tracker.gateway.auth import address_of
 from tracker.gateway.backend import Backend
 from tracker.gateway.connection import bounded_connection
 from tracker.gateway.frames import SharedDeflateFactory
 from tracker.gateway.http import Http
 from tracker.gateway.hub import Hub
-from tracker.gateway.jobs import Pool
-from tracker.gateway.live import LiveBoards
 from tracker.gateway.metrics import Metrics
-from tracker.gateway.projections import Projections
-from tracker.gateway.stakes import StakesFeed
 from tracker.gateway.ws import Websockets, reply
 from tracker.protocol import StandingsPayload
 
@@ -75,9 +75,9 @@ class Gateway:
         self.http = Http(config, self.hub, backend, metrics, connections=lambda: self.ws.open_connections())
         # one pool of worker processes for all derived work: projections, stakes, live chances
         self.pool = Pool(config.limits)
-        # one search per seq for arbiters and spectators, from the last seq's (tracker.gateway.analyses)
+        # one search per seq for arbiters and spectators, from the last seq's (tracker.derived.search)
         memories = Memories()
-        self.projections = Projections(
+        self.projections = ArbiterProjections(
             backend.state,
             self.ws.arbiters,
             reply,

@@ -24,8 +24,8 @@ from tests.conftest import TOKEN, start_tracker
 from tests.wsclient import recv_until, reply_to, send, submit
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
-from tracker.gateway.projections import Projections
-from tracker.gateway.projector import Projector
+from tracker.derived.arbiters import ArbiterProjections
+from tracker.derived.workers import WorkerProcess
 
 BIG = 500
 
@@ -128,8 +128,8 @@ class Arbiters:
         self.received[self._by_conn[id(conn)]].append(time.monotonic())
 
 
-def projections(states: dict[str, Tournament], arbiters: Arbiters, limits: Limits) -> Projections:
-    return Projections(states.get, arbiters.of, arbiters.send, delay=0.0, limits=limits)  # type: ignore[arg-type]
+def projections(states: dict[str, Tournament], arbiters: Arbiters, limits: Limits) -> ArbiterProjections:
+    return ArbiterProjections(states.get, arbiters.of, arbiters.send, delay=0.0, limits=limits)  # type: ignore[arg-type]
 
 
 # -- time and memory ----------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def projections(states: dict[str, Tournament], arbiters: Arbiters, limits: Limit
 
 async def test_a_projection_past_its_time_limit_is_stopped_with_its_process() -> None:
     # a limit made tiny (issue 40): the projection of seconds is past it on any machine, however quiet and fast
-    projector = Projector(Limits(projection_seconds=0.05, projection_memory=0))
+    projector = WorkerProcess(Limits(projection_seconds=0.05, projection_memory=0))
     own = os.getpid()
     try:
         running = asyncio.ensure_future(projector.project(big_state()))
@@ -154,7 +154,10 @@ async def test_a_projection_past_its_time_limit_is_stopped_with_its_process() ->
 
 async def test_a_runaway_projection_hits_its_memory_limit_instead_of_growing_the_machine() -> None:
     limit = 320 << 20
-    projector = Projector(Limits(projection_seconds=600.0, projection_memory=limit))  # the memory stops it, not time
+    # the memory stops it, not time
+    projector = WorkerProcess(
+        Limits(projection_seconds=600.0, projection_memory=limit)
+    )  # the memory stops it, not time
     own = os.getpid()
     peak_rss = 0
     try:

@@ -9,9 +9,9 @@ the server only the pickling of the tournament.
 How this works
 --------------
 
-:class:`Projector` owns one spawned worker process, started on first use.
+:class:`WorkerProcess` owns one spawned worker process, started on first use.
 The tournament is pickled at once, in the caller's thread, so the live state
-may change the moment :meth:`Projector.project` returns control; the worker
+may change the moment :meth:`WorkerProcess.project` returns control; the worker
 sends back the encoded message, so a large projection costs the server its
 bytes, not its objects nor the time to encode them.  A
 projection is bounded three ways, and each way ends in "no projection this
@@ -22,15 +22,15 @@ time" (``None``; arbiters keep the one they have):
   ``Limits.projection_memory``, so a runaway projection raises
   :class:`MemoryError` in the worker instead of growing the machine; the
   worker is then replaced, to start the next projection with a clean heap;
-- by its caller: cancelling :meth:`Projector.project` kills the worker.
+- by its caller: cancelling :meth:`WorkerProcess.project` kills the worker.
 
 A worker dies with the server even on SIGKILL: on Linux the kernel sends it
 SIGKILL when its parent dies (``PR_SET_PDEATHSIG``); elsewhere, and as a
 fallback, a thread in the worker exits it once its parent pid changes.
 
-:class:`~tracker.gateway.jobs.Pool` decides which job runs on which worker
-when (:mod:`tracker.gateway.jobs`); :mod:`tracker.gateway.projections` and
-:mod:`tracker.gateway.stakes` say what to compute and who receives it.
+:class:`~tracker.derived.pool.Pool` decides which job runs on which worker
+when (:mod:`tracker.derived.pool`); :mod:`tracker.derived.arbiters` and
+:mod:`tracker.derived.stakes` say what to compute and who receives it.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ T = TypeVar("T")
 
 #: Seconds a new worker process may take to start (import and answer) before it is given up.
 START_TIMEOUT: Final = 60.0
-#: How often a worker checks that its parent is alive, and :class:`Projections` that an arbiter still waits.
+#: How often a worker checks that its parent is alive, and :class:`ArbiterProjections` that an arbiter still waits.
 POLL: Final = 0.2
 _PR_SET_PDEATHSIG: Final = 1
 
@@ -167,8 +167,8 @@ def deadline(seconds: float) -> Iterator[None]:
 # -- one worker ------------------------------------------------------------------------------
 
 
-class Projector:
-    """Projections computed one at a time in a spawned worker process, bounded in time and memory."""
+class WorkerProcess:
+    """Work (projections, searches) computed one at a time in a spawned worker process, bounded in time and memory."""
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits if limits is not None else Limits()
@@ -198,7 +198,7 @@ class Projector:
         """``job(state)`` in the worker process (``job`` a module-level function), bounded as :meth:`project`.
 
         The time limit counts the job's own running time: the worker's start (the first job, or after a
-        kill) is not part of it.  One job at a time: the caller (:class:`~tracker.gateway.jobs.Pool`)
+        kill) is not part of it.  One job at a time: the caller (:class:`~tracker.derived.pool.Pool`)
         hands this worker one job at a time, so a timeout kills only the job that overran.
         """
         payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # now: the live state may change after

@@ -16,7 +16,7 @@ when none exists for the current seq — a job that failed (too slow, out of
 memory) is not tried again for that seq, however many join.
 
 The :class:`Pool` owns the worker processes (one
-:class:`~tracker.gateway.projector.Projector` each, so a job that is killed
+:class:`~tracker.derived.workers.WorkerProcess` each, so a job that is killed
 for its time or its memory ends nobody else's) and the queue.  Its
 dispatcher hands the next job to the next free worker: the lowest priority
 class first (arbiters' projections before spectators' stakes and live
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
 from tracker.config import Limits
-from tracker.gateway.projector import POLL, Projector, Work
+from tracker.derived.workers import POLL, Work, WorkerProcess
 
 log = logging.getLogger(__name__)
 
@@ -191,14 +191,14 @@ class Pool:
 
     limits: Limits
     runners: list[Runner[Any, Any]] = field(default_factory=list)
-    workers: list[Projector] = field(default_factory=list)
-    _free: list[Projector] = field(default_factory=list)
+    workers: list[WorkerProcess] = field(default_factory=list)
+    _free: list[WorkerProcess] = field(default_factory=list)
     _wake: asyncio.Event | None = None
     _dispatcher: asyncio.Task[None] | None = None
     _jobs: set[asyncio.Task[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.workers = [Projector(self.limits) for _ in range(max(2, self.limits.projection_workers))]
+        self.workers = [WorkerProcess(self.limits) for _ in range(max(2, self.limits.projection_workers))]
         self._free = list(self.workers)
 
     def running(self) -> list[int]:
@@ -261,7 +261,7 @@ class Pool:
                 self._jobs.add(task)
                 task.add_done_callback(self._jobs.discard)
 
-    async def _run(self, runner: Runner[Any, Any], tournament: str, worker: Projector, since: float) -> None:
+    async def _run(self, runner: Runner[Any, Any], tournament: str, worker: WorkerProcess, since: float) -> None:
         slot = runner.slot(tournament)
         try:
             state = runner.state(tournament)
@@ -296,7 +296,7 @@ class Pool:
             if self._wake is not None:
                 self._wake.set()
 
-    async def _watched(self, runner: Runner[Any, Any], tournament: str, worker: Projector, state: Any) -> Any:
+    async def _watched(self, runner: Runner[Any, Any], tournament: str, worker: WorkerProcess, state: Any) -> Any:
         """``runner.compute(state)`` on ``worker``, cancelled (worker killed) once nobody wants it."""
         work = asyncio.create_task(worker.run(runner.compute, state, kind=runner.kind))
         try:

@@ -13,7 +13,7 @@ instead of nothing at all.  Past
 :data:`~tracker.core.projection.SEARCH_DEPTH` open games every value is a
 bound anyway: no preliminary then.  The search answers the spectators'
 stakes too when somebody asks them, and starts from the last seq's
-(:mod:`tracker.gateway.analyses`).
+(:mod:`tracker.derived.search`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from websockets.asyncio.server import ServerConnection
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.core.projection import SEARCH_DEPTH
-from tracker.gateway.analyses import Analysed, AnalysisWork, Computed, Memories, analysis_job
-from tracker.gateway.jobs import ARBITERS, Pool, Runner
-from tracker.gateway.projector import bounds_job
+from tracker.derived.pool import ARBITERS, Pool, Runner
+from tracker.derived.search import Analysed, AnalysisWork, Computed, Memories, analysis_job
+from tracker.derived.workers import bounds_job
 
 #: Open games up to which an exact projection is expected within a moment (16: the last two rounds of 16 players, 1 s).
 QUICK_GAMES: Final = 16
@@ -51,14 +51,14 @@ def search_time(limits: Limits) -> float:
     return max(0.0, min(limits.projection_search_seconds, limits.projection_seconds))
 
 
-class Projections:
+class ArbiterProjections:
     """Arbiters' projections, debounced, one job per tournament and kind, off the hot path.
 
     :meth:`updated` is called after every published update; when an arbiter
     watches the tournament, a projection is computed ``delay`` seconds later
     (results arriving meanwhile share it) and sent to every arbiter of it,
     preceded by the bounds when the search may take a while (see the module
-    docstring).  The jobs run on the shared :class:`~tracker.gateway.jobs.Pool`
+    docstring).  The jobs run on the shared :class:`~tracker.derived.pool.Pool`
     (one worker of which is kept for them); a projection is cancelled once no
     arbiter of its tournament is connected.  ``spectators`` says whether
     anybody asks the stakes of a tournament (then the search answers them too

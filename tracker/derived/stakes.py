@@ -6,8 +6,8 @@ How this works
 A subscriber with ``"stakes": true`` gets the latest ``stakes`` message at
 once (when one exists) and a new one after each update; ``cue`` messages
 come with it when something worth a lower third happened between two of
-them.  :class:`StakesFeed` is one :class:`~tracker.gateway.jobs.Runner` of
-the shared worker pool (:mod:`tracker.gateway.jobs`): ``delay`` seconds
+them.  :class:`StakesFeed` is one :class:`~tracker.derived.pool.Runner` of
+the shared worker pool (:mod:`tracker.derived.pool`): ``delay`` seconds
 after an update (updates arriving meanwhile share it) it computes, in a
 worker process, the stakes, the chances (seeded by the event's seq: the
 same state always gives the same estimate) and the insight the cues
@@ -18,7 +18,7 @@ computed once: a subscriber who joins gets what exists, and a computation
 that failed for a seq is not tried again for it.  Nothing is computed for a
 tournament nobody asks stakes (or live boards) of.  While an arbiter
 watches, the projection's search answers the stakes too (:meth:`StakesFeed.found`);
-each search starts from the tournament's last one (:mod:`tracker.gateway.analyses`).
+each search starts from the tournament's last one (:mod:`tracker.derived.search`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from websockets.asyncio.server import ServerConnection
 from tracker.core.crosstable import Tournament
 from tracker.core.projection.cues import cues
 from tracker.core.projection.stakes import Stakes
-from tracker.gateway.analyses import Analysed, AnalysisWork, Computed, Memories, analysis_job
-from tracker.gateway.jobs import SPECTATORS, Pool, Runner
+from tracker.derived.pool import SPECTATORS, Pool, Runner
+from tracker.derived.search import Analysed, AnalysisWork, Computed, Memories, analysis_job
 from tracker.protocol import cue_message
 
 

@@ -21,7 +21,7 @@ per tournament:
   were simulated).
 
 The live chances (10,000 simulated completions) are a ``live`` job on the
-shared worker pool (:mod:`tracker.gateway.jobs`, spaced ``interval`` apart
+shared worker pool (:mod:`tracker.derived.pool`, spaced ``interval`` apart
 too); when one finishes, a ``live`` message with them follows.  Both kinds
 carry the official ``seq`` they are against and a ``live_seq`` that counts
 them per tournament.  Boards age: each board says its ``age`` and whether it
@@ -50,7 +50,7 @@ from tracker.core.live import as_it_stands, board_stakes, live_chances
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import Stakes
 from tracker.core.standings import Standings, standings
-from tracker.gateway.jobs import SPECTATORS, Pool, Runner
+from tracker.derived.pool import SPECTATORS, Pool, Runner
 from tracker.protocol import StandingsPayload, boards_message, live_message, standings_payload
 
 

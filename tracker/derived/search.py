@@ -3,15 +3,15 @@
 How this works
 --------------
 
-The arbiters' projection (:mod:`tracker.gateway.projections`) and the
-spectators' stakes (:mod:`tracker.gateway.stakes`) search the completions of
+The arbiters' projection (:mod:`tracker.derived.arbiters`) and the
+spectators' stakes (:mod:`tracker.derived.stakes`) search the completions of
 the same crosstable.  Both runners compute :func:`analysis_job` in a worker
 process, asking for what is wanted when it starts (:class:`AnalysisWork`):
 the projection when an arbiter watches, the stakes when a spectator (or a
 live board) asks.  Asked both, one
 :func:`~tracker.core.projection.analysis.analyse` answers both from one
 solver, and the result goes to both feeds; the other runner then finds the
-seq done and does not search it again (:class:`~tracker.gateway.jobs.Pool`
+seq done and does not search it again (:class:`~tracker.derived.pool.Pool`
 skips a job whose version has a result).  While the arbiters' job of a
 tournament is due, queued or running, the stakes job of that tournament
 waits for it (the runner's ``after``), at most the projection's time limit,
@@ -43,7 +43,7 @@ from tracker.core.projection.chances import chances
 from tracker.core.projection.cues import Insight, insight
 from tracker.core.projection.stakes import Stakes
 from tracker.core.standings import standings
-from tracker.gateway.projector import OutOfTime, deadline
+from tracker.derived.workers import OutOfTime, deadline
 from tracker.protocol import projection_message, stakes_message
 from tracker.protocol.messages import CutShortJSON
 
