@@ -31,6 +31,12 @@ class Limits:
     stakes_join_burst: int = 20
     submits_per_second: float = 200.0  # per token, sustained
     submit_burst: int = 400  # per token, burst
+    # wrong arbiter tokens compared, per client address and over all addresses (a right token spends nothing);
+    # beyond, refused ``rate-limited`` without comparing (tracker.gateway.auth)
+    wrong_tokens_per_second: float = 100.0
+    wrong_token_burst: int = 100
+    wrong_tokens_total_per_second: float = 300.0
+    wrong_token_total_burst: int = 300
     max_buffer: int = 1 << 20  # unsent bytes per subscriber before it is dropped (close 1008)
     max_pending_submits: int = 64  # unanswered submits per connection before the server stops reading it
     history: int = 2000  # updates kept per tournament for resume

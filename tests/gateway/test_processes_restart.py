@@ -28,6 +28,7 @@ from tests.kafka.test_kafka_processes import children, connections_by_process, s
 from tests.kafka_fixtures import Broker, kafka_broker  # noqa: F401  (a fixture)
 from tests.wsclient import recv_until, reply_to, send, submit
 from tracker.config import Limits
+from tracker.gateway.auth import TokenGuard, Verdict
 from tracker.gateway.processes import per_process
 
 pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc (Linux)")
@@ -135,3 +136,30 @@ def test_caps_and_throttles_are_shared_among_the_processes(
     assert limits.submit_burst == -(-Limits().submit_burst // processes)
     assert limits.max_subscriptions == Limits().max_subscriptions  # per connection: as it was
     assert limits.subscribes_per_second == Limits().subscribes_per_second
+
+
+def test_the_wrong_token_budgets_hold_for_the_set_not_per_process() -> None:
+    """Two children's guards together compare no more wrong tokens than one gateway's budget allows."""
+    whole = Limits()
+
+    def guard_of(limits: Limits) -> TokenGuard:
+        return TokenGuard(
+            "right-token",
+            per_second=limits.wrong_tokens_per_second,
+            burst=limits.wrong_token_burst,
+            global_per_second=limits.wrong_tokens_total_per_second,
+            global_burst=limits.wrong_token_total_burst,
+            clock=lambda: 0.0,  # time stands still: nothing refills during the test
+        )
+
+    one = guard_of(whole)
+    alone = sum(one.check(f"guess-{k}", "203.0.113.7") is Verdict.WRONG for k in range(1000))
+    children = [guard_of(per_process(whole, 2)) for _ in range(2)]
+    together = sum(child.check(f"guess-{k}", "203.0.113.7") is Verdict.WRONG for child in children for k in range(1000))
+    assert alone == whole.wrong_token_burst
+    assert alone <= together <= alone + 1  # rounded up per child: at most one more than one gateway's burst
+    # every address's and the global budget, shared the same way
+    shared = per_process(whole, 3)
+    assert shared.wrong_tokens_per_second == pytest.approx(whole.wrong_tokens_per_second / 3)
+    assert shared.wrong_tokens_total_per_second == pytest.approx(whole.wrong_tokens_total_per_second / 3)
+    assert shared.wrong_token_total_burst == -(-whole.wrong_token_total_burst // 3)

@@ -34,9 +34,11 @@ connection caps and the per-address and per-token throttles divided by the
 number of processes, rounded up (:func:`per_process`).  The kernel spreads
 one address's connections over the children by a hash, so its total stays
 near the cap; one connection (an arbiter's submits) gets 1/N of the token's
-rate.  The wrong-token budgets (:mod:`tracker.gateway.auth`) and metrics are
-per process: ``/metrics`` on the shared port is one child's, picked by the
-kernel like any connection.  The embedded ``tracker up`` stays one process:
+rate.  The wrong-token budgets (:mod:`tracker.gateway.auth`, per address and
+over all addresses) are divided the same way, so a guesser spread over the
+children by the kernel gets no more comparisons than one gateway allows.
+Metrics are per process: ``/metrics`` on the shared port is one child's,
+picked by the kernel like any connection.  The embedded ``tracker up`` stays one process:
 its journal and its processor are one writer, which N processes would have
 to share.
 """
@@ -119,8 +121,8 @@ RESTART_WINDOW: Final = 60.0  # seconds
 
 def per_process(limits: Limits, processes: int) -> Limits:
     """``limits`` for one of ``processes`` children, so that the caps and throttles hold for the set: each
-    child gets the total cap and the per-address and per-token rates and bursts divided by ``processes``,
-    rounded up (never 0).  Per-connection limits are as they were."""
+    child gets the total cap and the per-address and per-token rates and bursts (the wrong-token budgets too)
+    divided by ``processes``, rounded up (never 0).  Per-connection limits are as they were."""
     if processes <= 1:
         return limits
 
@@ -135,6 +137,10 @@ def per_process(limits: Limits, processes: int) -> Limits:
         stakes_join_burst=share(limits.stakes_join_burst),
         submits_per_second=limits.submits_per_second / processes,
         submit_burst=share(limits.submit_burst),
+        wrong_tokens_per_second=limits.wrong_tokens_per_second / processes,
+        wrong_token_burst=share(limits.wrong_token_burst),
+        wrong_tokens_total_per_second=limits.wrong_tokens_total_per_second / processes,
+        wrong_token_total_burst=share(limits.wrong_token_total_burst),
     )
 
 
