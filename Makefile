@@ -38,7 +38,7 @@ engine:
 # worker (--dist loadgroup, the groups are set in tests/conftest.py)
 TEST_WORKERS ?= 4
 test: $(VENV)/.installed browser engine
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff format --check tracker tests $(wildcard bench tools)
@@ -82,9 +82,17 @@ $(CHECKOV_VENV)/.installed: deploy/checkov-requirements.txt
 	$(CHECKOV_VENV)/bin/python -m pip install -q -r deploy/checkov-requirements.txt
 	touch $@
 
-# the Dockerfile and the Kubernetes manifests against checkov's policies (each skip is justified in its manifest)
-checkov: $(CHECKOV_VENV)/.installed
-	$(CHECKOV_VENV)/bin/checkov -d deploy --skip-download --compact --quiet
+# the Dockerfile and the Kubernetes manifests against checkov's policies (each skip is justified in its manifest);
+# the report is kept in build/ and printed again while no file of deploy/ changed, so the suite's checkov test
+# after .ci/run's `make checkov` reads the scan of the same files instead of repeating a minute of it
+CHECKOV_REPORT := build/checkov.txt
+$(CHECKOV_REPORT): $(CHECKOV_VENV)/.installed $(shell find deploy -type f)
+	mkdir -p build
+	$(CHECKOV_VENV)/bin/checkov -d deploy --skip-download --compact --quiet > $@.part || { cat $@.part; rm -f $@.part; exit 1; }
+	mv $@.part $@
+
+checkov: $(CHECKOV_REPORT)
+	@cat $(CHECKOV_REPORT)
 
 # the distributed deployment on this machine without Docker: the test broker, one worker, two gateways (Ctrl-C stops all)
 cluster: $(VENV)/.installed
