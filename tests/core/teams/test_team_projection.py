@@ -251,7 +251,7 @@ def small_events(draw: st.DrawFn) -> tuple[int, int, int, int, tuple[str, ...]]:
     return draw(st.integers(0, 2**32)), n, boards, left, draw(st.sampled_from(ORDERS))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_events())
 def test_team_rank_ranges_equal_every_outcome_and_scenarios_reach_them(
     case: tuple[int, int, int, int, tuple[str, ...]],
@@ -330,3 +330,16 @@ def test_board_stakes_are_the_projection_with_that_board_fixed() -> None:
             want = dict(zip(range(1, ev.n + 1), reference(fixed, order), strict=True))
             assert outcome.exact
             assert outcome.changes == {t: v for t, v in want.items() if v != before[t]}
+
+
+def test_ten_teams_two_rounds_before_the_end_reach_their_extremes() -> None:
+    """Two rounds left (40 board games): exact here too, each extreme reached, random completions inside."""
+    order = ("MPTS", "GPTS", "EDE")
+    ev = generate(random.Random(2035), 10, 4, 2)
+    tf = parse_trf(ev.text, "ten-two.trf")
+    setup = team_setup_of(tf)
+    assert setup is not None
+    p = project_teams(state_from(tf), setup, order)
+    assert p.remaining == 40 and p.exact
+    check_scenarios(p, tf, setup, order)
+    _random_outcomes_inside(p, tf, setup, order)

@@ -28,18 +28,25 @@ one integer whose weights exceed every reachable spread), each with one board as
 A 4-board match under 1-½-0 has 9 (game points 0–4 in halves); the board-level product is never
 enumerated, only a dynamic programme over the match's boards.
 
-For a team ``X`` every combination of ``X``'s own match outcomes is tried (``X``'s final key ``K`` is then
-fixed).  The objective — teams above ``K`` (best) or teams at least ``K`` (worst) — is a sum over the other
-teams, so the matches not involving ``X`` split into connected components (teams linked by a pending
-match) that are solved independently: a depth-first branch and bound over the component's match outcomes,
-pruned by the teams certainly above ``K`` whatever their unassigned matches give (best) or the teams that
-can still reach ``K`` (worst).  Every outcome of every match is either searched or pruned by a sound bound,
-so a finished search is exact; its scenario is the board assignment that reached it.  One round before the
-end every team has one match left, each component is one match and the whole projection is
-``teams × 2 × outcomes²`` evaluations (a 10-team, 4-board event: milliseconds).  With more rounds left a
-component can be large; a search that exceeds its node budget reports the interval bound instead
-(``1 +`` teams whose least key beats ``X``'s greatest, ``1 +`` teams whose greatest key reaches ``X``'s
-least) with the best scenario found, flagged not exact.
+For a team ``X`` the objective — teams above ``X``'s final key ``K`` (best) or teams at least ``K``
+(worst) — is monotone in every key: a higher ``K`` never puts a team above ``X``, a higher key of another
+team never takes one away.  So of ``X``'s own match outcomes only those no other outcome dominates (better
+for ``X`` and worse for its opponent) are tried — under 1-½-0 exactly one: ``X`` wins every board for its
+best rank, loses every board for its worst.  With ``X``'s matches fixed, ``K`` is fixed and the objective
+is a sum over the other teams, so the matches not involving ``X`` split into connected components (teams
+linked by a pending match) solved independently: a depth-first branch and bound over the component's
+match outcomes in round order, pruned by the teams certainly above ``K`` whatever their unassigned
+matches give (best) or the teams that can still reach ``K`` (worst).  Once the matches still unassigned
+are one per team (the last round), each is chosen on its own: its two teams' indicators depend on it
+alone.  Every outcome of every match is either searched, dominated or pruned by a sound bound, so a
+finished search is exact; its scenario is the board assignment that reached it.
+
+One round before the end every component is one match: a 10-team, 4-board event is ``10 × 2`` queries
+of a few dozen evaluations (milliseconds); two rounds before the end, the other teams' first-round
+matches are searched and their last-round ones chosen one by one (about a tenth of a second).  Further
+from the end a component can be too large; a query that exceeds its node budget reports the interval
+bound instead (``1 +`` teams whose least key beats ``X``'s greatest, ``1 +`` teams whose greatest key
+reaches ``X``'s least) with a scenario (``attained`` says what it reaches), flagged not exact.
 
 Pending team byes are not projected (as individual byes are not: a free round not yet recorded adds
 nothing); a withdrawn player's pending boards are forfeits (one outcome).
@@ -64,7 +71,7 @@ from tracker.core.teams.tiebreaks import parse_team_tiebreaks
 from tracker.core.teams.view import team_view
 
 #: Search nodes one team extreme may expand before it reports a bound.
-QUERY_BUDGET: Final = 200_000
+QUERY_BUDGET: Final = 50_000
 
 TeamExtreme = Literal["rank_best", "rank_worst"]
 TEAM_EXTREMES: Final[tuple[TeamExtreme, ...]] = ("rank_best", "rank_worst")
@@ -321,6 +328,13 @@ class _Search:
                 return sum(1 for k in teams if self.counts(keys[k] + hi[k], target))
             return sum(1 for k in teams if self.counts(keys[k] + lo[k], target))
 
+        # from which match on the rest are one match per team: those are solved one by one (independent)
+        tail = len(matches)
+        seen: set[int] = set()
+        while tail > 0 and not {matches[tail - 1].a, matches[tail - 1].b} & seen:
+            tail -= 1
+            seen |= {matches[tail].a, matches[tail].b}
+
         def visit(i: int) -> None:
             nonlocal best_count, best_choice
             self.nodes += 1
@@ -329,8 +343,22 @@ class _Search:
             b = bound()
             if best_count is not None and not self.better(b, best_count):
                 return
-            if i == len(matches):
-                best_count, best_choice = b, list(choice)
+            if i >= tail:
+                count = sum(
+                    1 for k in teams if not any(k in (m.a, m.b) for m in matches[i:]) and self.counts(keys[k], target)
+                )
+                for j in range(i, len(matches)):
+                    m = matches[j]
+                    self.nodes += 1
+                    scored = [
+                        (self.counts(keys[m.a] + ka, target) + self.counts(keys[m.b] + kb, target), o)
+                        for o, (ka, kb, _) in enumerate(m.outcomes)
+                    ]
+                    c, o = max(scored) if self.worst else min(scored)
+                    count += c
+                    choice[j] = o
+                if best_count is None or self.better(count, best_count):
+                    best_count, best_choice = count, list(choice)
                 return
             m = matches[i]
             lo_a, hi_a = m.delta_range(m.a)
@@ -359,6 +387,19 @@ class _Search:
         assert best_count is not None
         return best_count, best_choice
 
+    def front(self, m: _Match, x: int) -> list[int]:
+        """``x``'s own match outcomes worth trying: no other is at least as good for ``x`` (a higher key for
+        the best rank, lower for the worst) and at least as bad for its opponent.  The count is monotone in
+        every key (more for ``x`` never puts a team above it, more for the opponent never takes one away), so
+        a dominated outcome never does better than the one dominating it: one outcome under 1-½-0 (every
+        board won for the best rank, lost for the worst)."""
+        sign = -1 if self.worst else 1
+        pairs = [((o[0], o[1]) if x == m.a else (o[1], o[0])) for o in m.outcomes]
+        mine = [(sign * own, -sign * other) for own, other in pairs]
+        return [
+            k for k, (a, b) in enumerate(mine) if not any((c >= a and d >= b) and (c, d) != (a, b) for c, d in mine)
+        ]
+
     def extreme(self, x: int) -> tuple[int, dict[int, int]]:
         """The best count of teams (other than ``x``) above / at least ``x``'s final key, and the outcome
         index per match that makes it."""
@@ -366,7 +407,7 @@ class _Search:
         own = [i for i, m in enumerate(model.matches) if x in (m.a, m.b)]
         rest = [i for i, m in enumerate(model.matches) if x not in (m.a, m.b)]
         components = _components([model.matches[i] for i in rest], rest)
-        own_options = [range(len(model.matches[i].outcomes)) for i in own]
+        own_options = [self.front(model.matches[i], x) for i in own]
         best: tuple[int, dict[int, int]] | None = None
         for combo in itertools.product(*own_options):
             keys = list(model.base)
