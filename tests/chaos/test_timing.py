@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import TOKEN, RunningTracker, data_file, start_tracker
 from tests.gateway.test_abuse import FLOOD_SECONDS, flood_pings, http_raw, ping_bystander, request
-from tests.gateway.test_projector import big_state, children, kill_all
+from tests.gateway.test_worker_process import big_state, children, kill_all
 from tracker.config import Limits
 from tracker.derived.workers import WorkerProcess
 
