@@ -347,3 +347,21 @@ def test_ten_teams_two_rounds_before_the_end_reach_their_extremes() -> None:
     assert p.remaining == 40 and p.exact
     check_scenarios(p, tf, setup, order)
     _random_outcomes_inside(p, tf, setup, order)
+
+
+def test_a_round_in_progress_counts_its_recorded_boards() -> None:
+    """Round 9 of the TEC file half played: the recorded boards stay, the rest are pending (whole matches
+    and single boards of matches under way); the scenarios reach their extremes, random completions stay in."""
+    from tracker.formats.files import read_file
+
+    path = str(TEAM_RR / "team-rr-9004.trf")
+    whole = read_file(path)
+    cut = whole.until_round(8)
+    last = [e for e in whole.events if isinstance(e, ResultRecorded) and e.round == 9]
+    tf = dataclasses.replace(cut, events=(*cut.events, *last[::2]))  # every other board of round 9
+    setup = team_setup_of(tf, path)
+    assert setup is not None
+    p = project_teams(state_from(tf), setup)
+    assert p.exact and p.remaining == len(last) - len(last[::2])
+    check_scenarios(p, tf, setup, setup.tiebreaks)
+    _random_outcomes_inside(p, tf, setup, setup.tiebreaks)
