@@ -143,14 +143,7 @@ def test_the_wrong_token_budgets_hold_for_the_set_not_per_process() -> None:
     whole = Limits()
 
     def guard_of(limits: Limits) -> TokenGuard:
-        return TokenGuard(
-            "right-token",
-            per_second=limits.wrong_tokens_per_second,
-            burst=limits.wrong_token_burst,
-            global_per_second=limits.wrong_tokens_total_per_second,
-            global_burst=limits.wrong_token_total_burst,
-            clock=lambda: 0.0,  # time stands still: nothing refills during the test
-        )
+        return TokenGuard.of_limits("right-token", limits, clock=lambda: 0.0)  # time stands still: nothing refills
 
     one = guard_of(whole)
     alone = sum(one.check(f"guess-{k}", "203.0.113.7") is Verdict.WRONG for k in range(1000))

@@ -53,6 +53,7 @@ from typing import Final
 
 from websockets.http11 import Request
 
+from tracker.config import Limits
 from tracker.core.phrases import Said, phrase, render
 from tracker.gateway.metrics import Metrics
 
@@ -146,6 +147,21 @@ class TokenGuard:
         for name in (COMPARED, REFUSED):
             self.metrics.inc(name, 0)  # on /metrics from the start
         self._addresses: OrderedDict[str, _Address] = OrderedDict()
+
+    @classmethod
+    def of_limits(
+        cls, token: str, limits: Limits, *, metrics: Metrics | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> TokenGuard:
+        """The guard with ``limits``' wrong-token budgets (per address and over all addresses)."""
+        return cls(
+            token,
+            per_second=limits.wrong_tokens_per_second,
+            burst=limits.wrong_token_burst,
+            global_per_second=limits.wrong_tokens_total_per_second,
+            global_burst=limits.wrong_token_total_burst,
+            metrics=metrics,
+            clock=clock,
+        )
 
     def check(self, token: str, address: str, *, proven: bool = False) -> Verdict:
         """Whether ``token`` (sent from ``address``) is the arbiter token.

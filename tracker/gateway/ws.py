@@ -89,14 +89,7 @@ class Websockets:
         self.leaving: set[ServerConnection] = set()  # closed to make room for another address, not gone yet
         self._closing: set[asyncio.Task[None]] = set()
         self._joins: dict[str, Bucket] = {}  # stakes and boards joins per client address
-        self.guard = TokenGuard(
-            config.token,
-            metrics=metrics,
-            per_second=config.limits.wrong_tokens_per_second,
-            burst=config.limits.wrong_token_burst,
-            global_per_second=config.limits.wrong_tokens_total_per_second,
-            global_burst=config.limits.wrong_token_total_burst,
-        )
+        self.guard = TokenGuard.of_limits(config.token, config.limits, metrics=metrics)
         self.desk = Desk()
         metrics.gauges["tracker_connections"] = lambda: len(self.clients)
 
