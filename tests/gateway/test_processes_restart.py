@@ -120,6 +120,47 @@ def test_a_child_that_keeps_dying_stops_the_set_after_the_restart_bound() -> Non
     assert "set serving" not in out  # the set never served in full
 
 
+#: A child that has already ended when the supervisor first looks (it died between the fork and the first
+#: wait, or between two turns of the loop) must still be seen: said, and restarted or counted to the bound.
+ENDED_BEFORE_LOOKING = """
+import multiprocessing, os, time
+from tracker.gateway.processes import _Slot, _supervise
+
+context = multiprocessing.get_context("fork")
+
+def life(code, write):
+    if code == 0:
+        os.write(write, b"ready\\n")
+        time.sleep(90)  # serves; ends by itself even if this script is killed
+    os._exit(code)
+
+def start(slot):
+    read, write = os.pipe()
+    process = context.Process(target=life, args=(3 if slot.number == 1 else 0, write))
+    process.start()
+    os.close(write)
+    slot.process, slot.pipe, slot.served = process, read, False
+
+slots = [_Slot(1), _Slot(2)]
+for slot in slots:
+    start(slot)
+while slots[0].process.exitcode is None:  # child 1 has ended, and its end been reaped, before the loop looks
+    time.sleep(0.01)
+try:
+    print("status", _supervise("test", "127.0.0.1", 0, slots, start, print, lambda: False, [], 0, 60.0), flush=True)
+finally:
+    slots[1].process.kill()
+"""
+
+
+def test_a_child_that_ended_before_the_supervisor_looked_is_still_seen() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", ENDED_BEFORE_LOOKING], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "status 3" in run.stdout, (run.stdout, run.stderr)
+    assert "test: process 1 of 2" in run.stderr and "exited with status 3" in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize(
     ("processes", "cap", "per_address", "joins", "submits"),
     [(1, 300, 100, 2.0, 200.0), (3, 100, 34, 2.0 / 3, 200.0 / 3)],

@@ -154,6 +154,7 @@ class _Slot:
     served: bool = False  # the process now in it said ``ready``
     ever_served: bool = False  # some process in it did
     failed: bool = False  # it wrote an ``error`` sentence
+    ended: bool = False  # the process now in it ended while the set stopped, and that was seen
     restarts: deque[float] = field(default_factory=deque)
 
 
@@ -281,7 +282,9 @@ def _supervise(
     """
     count, said = len(slots), False
     while True:
-        live = [slot for slot in slots if slot.process.exitcode is None]
+        # every slot whose process's end has not been dealt with, ended or not: one that ended between two
+        # turns (or before the first) has its sentinel ready, and is seen below like any other
+        live = [slot for slot in slots if not slot.ended]
         ready = set(multiprocessing.connection.wait([slot.pipe for slot in live] + [s.process.sentinel for s in live]))
         for slot in live:
             if slot.pipe in ready:
@@ -295,6 +298,7 @@ def _supervise(
             slot.process.join()
             _read(slot, errors)
             if stopping():
+                slot.ended = True
                 if all(s.process.exitcode is not None for s in slots):
                     return 0
                 continue
