@@ -88,7 +88,12 @@ def cmd_standings(args: argparse.Namespace) -> int:
         if prizes is not None:
             document["prizes"] = [float(p) for p in prizes]
             document["sharing"] = sharing
-        if args.project:
+        if args.project and teams is not None:  # a team event: the teams' rank ranges over the pending boards
+            from tracker.cli.teams import team_projection_json
+            from tracker.core.teams.projection import project_teams
+
+            document["projection"] = team_projection_json(project_teams(state, teams, team_codes))
+        elif args.project:
             from tracker.core.projection import project
             from tracker.protocol import projection_json
 

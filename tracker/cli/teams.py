@@ -10,9 +10,11 @@ from rich.table import Table
 from tracker.cli.tables import RANK, STATUS
 from tracker.cli.words import number, place, say
 from tracker.core.phrases import phrase
+from tracker.core.teams.projection import TeamProjection
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.tiebreaks import parse_team_tiebreak, primary_of, team_rule_of
 from tracker.i18n import Catalogue, language
+from tracker.protocol.shapes import scenario_json
 
 TEAM_TITLE: Final = phrase("cli.table.teams.title", "{name} — teams, {boards} boards ({status})")
 TEAM_NUMBER: Final = phrase("cli.table.teams.number", "No")
@@ -51,3 +53,36 @@ def print_team_table(s: TeamStandings, name: str, console: Console, lang: Catalo
             *cells,
         )
     console.print(table)
+
+
+def team_projection_json(p: TeamProjection) -> dict[str, object]:
+    """``--project --format json`` for a team event: each team's rank range with a scenario per extreme
+    (board games by start number), and the pending board games (:mod:`tracker.core.teams.projection`)."""
+    return {
+        "exact": p.exact,
+        "rank_key": list(p.key),
+        "remaining": p.remaining,
+        "teams": [
+            {
+                "team": r.team,
+                "name": r.name,
+                "rank_best": r.rank_best,
+                "rank_worst": r.rank_worst,
+                "exact": r.exact,
+                "scenarios": {name: scenario_json(reached.scenario) for name, reached in r.reached.items()},
+                "attained": {name: reached.attained for name, reached in r.reached.items()},
+            }
+            for r in p.teams
+        ],
+        "games": [
+            {
+                "round": g.round,
+                "board": g.board,
+                "white": g.white,
+                "black": g.black,
+                "white_team": g.white_team,
+                "black_team": g.black_team,
+            }
+            for g in p.games
+        ],
+    }
