@@ -109,3 +109,25 @@ def test_an_individual_file_keeps_its_projection_shape(capsys: pytest.CaptureFix
         "json",
     )
     assert "players" in doc["projection"] and "teams" not in doc["projection"]
+
+
+def test_the_text_table_of_a_team_file_projects_its_teams_not_its_players(capsys: pytest.CaptureFixture[str]) -> None:
+    """The terminal ``--project`` of a team file printed the individual projection (players' Koya ranges) under
+    the team table; it prints each team's rank range, with the JSON's values and scenarios, and the boards."""
+    path = str(TEAM_RR / "team-rr-9004.trf")
+    doc = _document(capsys, "standings", path, "--after-round", "8", "--project", "--format", "json")
+    assert main(["standings", path, "--after-round", "8", "--project"]) == 0
+    out = capsys.readouterr().out
+    assert "KS range" not in out and "Final Koya range" not in out
+    assert "20 board games remain; exact over all outcomes; teams ranked on MPTS, GPTS" in " ".join(out.split())
+    marks = {"1-0": "1", "1/2-1/2": "=", "0-1": "0"}
+    order = [(g["round"], g["white"], g["black"]) for g in doc["projection"]["games"]]
+    rows = {line.split("│")[2].strip(): line for line in out.splitlines() if line.count("│") == 5}
+    for team in doc["projection"]["teams"]:
+        row = rows[team["name"]]
+        assert row.split("│")[3].strip() == f"{team['rank_best']}–{team['rank_worst']}", row
+        by = {(g["round"], g["white"], g["black"]): marks[g["result"]] for g in team["scenarios"]["rank_best"]}
+        assert row.split("│")[4].split("/")[0].strip() == "".join(by[game] for game in order)
+    names = {p["start_no"]: p["name"] for p in doc["standings"]}
+    board_lines = [line for line in out.splitlines() if line.count("│") == 4 and " – " in line]
+    assert [line.split("│")[3].strip() for line in board_lines] == [f"{names[w]} – {names[b]}" for _, w, b in order]

@@ -110,6 +110,13 @@ def cmd_standings(args: argparse.Namespace) -> int:
         if team_table is not None:
             print_team_table(team_table, table.name, console, of(args))
         print_table(table, console, state, of(args))
+    if args.project and teams is not None:
+        from tracker.cli.teams import print_team_projection
+        from tracker.core.teams.projection import project_teams
+
+        names = {pl.start_no: pl.name for pl in state.opened.players}
+        print_team_projection(project_teams(state, teams, team_codes), names, console, of(args))
+        return 0
     return 0 if not args.project else _project(state, args)
 
 

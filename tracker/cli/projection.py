@@ -26,7 +26,8 @@ def scenario_marks(scenario: Scenario | None) -> str:
     return "—" if scenario is None else "".join(_RESULT_MARK[g.result] for g in scenario)
 
 
-def _value(text: str, exact: bool) -> str:
+def starred(text: str, exact: bool) -> str:
+    """``text`` as shown for a bound: starred when no scenario is known to reach it."""
     return text if exact else f"{text}*"
 
 
@@ -100,8 +101,8 @@ def print_projection(t: Tournament, console: Console, lang: Catalogue | None = N
             str(pl.start_no),
             names[pl.start_no],
             f"{pts(pl.points_min)}–{pts(pl.points_max)}",
-            f"{_value(pts(pl.ks_min), r['ks_min'].exact)}–{_value(pts(pl.ks_max), r['ks_max'].exact)}",
-            f"{_value(str(pl.rank_best), r['rank_best'].exact)}–{_value(str(pl.rank_worst), r['rank_worst'].exact)}",
+            f"{starred(pts(pl.ks_min), r['ks_min'].exact)}–{starred(pts(pl.ks_max), r['ks_max'].exact)}",
+            f"{starred(str(pl.rank_best), r['rank_best'].exact)}–{starred(str(pl.rank_worst), r['rank_worst'].exact)}",
             opponents,
             f"{scenario_marks(r['rank_best'].scenario)} / {scenario_marks(r['rank_worst'].scenario)}",
         )

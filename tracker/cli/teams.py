@@ -7,9 +7,20 @@ from typing import Final
 from rich.console import Console
 from rich.table import Table
 
-from tracker.cli.tables import RANK, STATUS
+from tracker.cli.projection import (
+    BOUNDS,
+    COLUMNS,
+    EXACT,
+    GAME_COLUMNS,
+    NONE_LEFT,
+    PROJECTION,
+    SCENARIOS,
+    scenario_marks,
+    starred,
+)
+from tracker.cli.tables import RANK, STATUS, Grid
 from tracker.cli.words import number, place, say
-from tracker.core.phrases import phrase
+from tracker.core.phrases import phrase, plural
 from tracker.core.teams.projection import TeamProjection
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.tiebreaks import parse_team_tiebreak, primary_of, team_rule_of
@@ -86,3 +97,45 @@ def team_projection_json(p: TeamProjection) -> dict[str, object]:
             for g in p.games
         ],
     }
+
+
+TEAM_PROJECTION_REMAIN: Final = plural(
+    "cli.projection.teams.remain",
+    "— {n} board game remains; {kind}; teams ranked on {key}",
+    "— {n} board games remain; {kind}; teams ranked on {key}",
+)
+TEAM_PROJECTION_TITLE: Final = phrase(
+    "cli.projection.teams",
+    "Final rank range of each team (best: every deeper tie broken its way; worst: against it)",
+)
+TEAM_GAMES_TITLE: Final = phrase("cli.projection.teams.games", "Pending board games, in the scenarios' order")
+BOARD: Final = phrase("cli.projection.board", "Bd")
+
+
+def print_team_projection(p: TeamProjection, names: dict[int, str], console: Console, lang: Catalogue) -> None:
+    """Print ``p`` (:func:`~tracker.core.teams.projection.project_teams`) in ``lang``: each team's rank range
+    with a scenario per extreme (one mark per pending board game), then those games in that order."""
+    if p.remaining == 0:
+        console.print(f"[bold]{say(PROJECTION(), lang)}:[/] {say(NONE_LEFT(), lang)}")
+        return
+    kind = say(EXACT() if p.exact else BOUNDS(), lang)
+    remain = say(TEAM_PROJECTION_REMAIN(n=p.remaining, kind=kind, key=", ".join(p.key)), lang)
+    console.print(f"[bold]{say(PROJECTION(), lang)}[/] {remain}")
+    rank, by = COLUMNS[4], COLUMNS[6]
+    headers = [say(c(), lang) for c in (TEAM_NUMBER, TEAM, rank, by)]
+    table = Grid(say(TEAM_PROJECTION_TITLE(), lang), headers, [True, False, True, False])
+    for r in p.teams:
+        best, worst = r.reached["rank_best"], r.reached["rank_worst"]
+        table.add_row(
+            str(r.team),
+            r.name,
+            f"{starred(str(r.rank_best), best.exact)}–{starred(str(r.rank_worst), worst.exact)}",
+            f"{scenario_marks(best.scenario)} / {scenario_marks(worst.scenario)}",
+        )
+    table.print(console)
+    console.print(say(SCENARIOS(), lang))
+    columns = [say(c(), lang) for c in (GAME_COLUMNS[0], BOARD, GAME_COLUMNS[1])]
+    games = Grid(say(TEAM_GAMES_TITLE(), lang), columns, [True, True, False])
+    for g in p.games:
+        games.add_row(str(g.round), str(g.board), f"{names[g.white]} – {names[g.black]}")
+    games.print(console)
