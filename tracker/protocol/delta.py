@@ -26,7 +26,7 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 import msgspec
 
 from tracker.protocol.messages import EventFields
-from tracker.protocol.shapes import SaidJSON, TeamRowJSON, encode
+from tracker.protocol.shapes import RoundMatchesJSON, SaidJSON, TeamRowJSON, encode
 
 # -- protocol v1.1: field deltas ----------------------------------------------------------------
 
@@ -77,6 +77,8 @@ class DeltaMessage(EventFields):
     summary_said: NotRequired[list[SaidJSON]]
     #: a team event's team rows, whole, when any of them changed
     teams: NotRequired[list[TeamRowJSON]]
+    #: a team event's matches, whole, when any of them changed
+    matches: NotRequired[list[RoundMatchesJSON]]
     rows: list[DeltaRowJSON]
     order: NotRequired[list[int]]
     digest: int

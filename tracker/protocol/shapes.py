@@ -16,6 +16,7 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 
 import msgspec
 
+from tracker.core.codes import RESULT_OF_CODES
 from tracker.core.events import GameResult
 from tracker.core.phrases import Said
 from tracker.core.projection import LineStatus, Projection, Scenario, Status
@@ -23,6 +24,7 @@ from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import LineState
 from tracker.core.standings import Row, Standings
 from tracker.core.teams.standings import TeamStandings
+from tracker.core.teams.view import BoardGame, Match, Side, TeamView
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
 from tracker.core.worth.prizes import Money
 from tracker.core.worth.rating import RatingChange, one_decimal
@@ -75,6 +77,42 @@ class TeamRowJSON(TypedDict):
     tiebreaks: dict[str, float]
 
 
+class BoardJSON(TypedDict):
+    """One board of a match: White's and Black's start numbers and the result (``null`` while pending)."""
+
+    board: int
+    white: int | None
+    black: int | None
+    result: GameResult | None
+
+
+class MatchSideJSON(TypedDict):
+    """One team in one round: its number and name, its game points so far, its match points (0 until the
+    match is complete)."""
+
+    team: int
+    name: str
+    game_points: float
+    match_points: float
+
+
+class MatchJSON(TypedDict):
+    """A match: ``first`` is the first-named team, ``second`` the other — ``null`` for a team bye (then
+    ``boards`` is empty); ``complete`` once every board is in."""
+
+    first: MatchSideJSON
+    second: MatchSideJSON | None
+    boards: list[BoardJSON]
+    complete: bool
+
+
+class RoundMatchesJSON(TypedDict):
+    """The matches of one round that have a board in (and its team byes), in the order the view made them."""
+
+    round: int
+    matches: list[MatchJSON]
+
+
 class StandingsJSON(TypedDict):
     tournament: str
     name: str
@@ -86,6 +124,8 @@ class StandingsJSON(TypedDict):
     standings: list[RowJSON]
     #: a team event's teams, beside the players' rows (:func:`team_rows_json`)
     teams: NotRequired[list[TeamRowJSON]]
+    #: a team event's matches per round (:func:`team_matches_json`)
+    matches: NotRequired[list[RoundMatchesJSON]]
 
 
 def standings_json(s: Standings) -> StandingsJSON:
@@ -115,6 +155,102 @@ def team_rows_json(s: TeamStandings) -> list[TeamRowJSON]:
         }
         for row in s.rows
     ]
+
+
+def team_matches_json(s: TeamStandings) -> list[RoundMatchesJSON]:
+    """The ``"matches"`` of a team event's standings: per round, its matches from the team view, each team
+    bye as an entry of its own.
+
+    A match not complete lists every board: those in as the view reads them, the rest ``null`` results
+    with the players the teams' board order leaves for them (still unknown: ``null``).  Raises nothing.
+    """
+    v = s.view
+    rounds: dict[int, list[MatchJSON]] = {}
+    for m in v.matches:
+        rounds.setdefault(m.round, []).append(_match_json(v, m))
+    for k, sides in enumerate(v.sides):
+        for r, side in sides.items():
+            if not side.is_match:
+                rounds.setdefault(r, []).append(
+                    {"first": _side_json(v, k, side), "second": None, "boards": [], "complete": side.complete}
+                )
+    return [{"round": r, "matches": rounds[r]} for r in sorted(rounds)]
+
+
+def _side_json(v: TeamView, k: int, side: Side) -> MatchSideJSON:
+    team = v.setup.teams[k]
+    return {"team": team.number, "name": team.name, "game_points": _number(side.gp), "match_points": _number(side.mp)}
+
+
+def _match_json(v: TeamView, m: Match) -> MatchJSON:
+    first, second = m.first, m.second
+    boards: list[BoardJSON] = []
+    for g in m.boards:
+        white, black = (g.first, g.second) if g.first_white else (g.second, g.first)
+        boards.append({"board": g.board, "white": white, "black": black, "result": _result(g.first_white, g)})
+    if not m.complete:
+        first, second, boards = _in_progress(v, m, boards)
+    return {
+        "first": _side_json(v, first, v.sides[first][m.round]),
+        "second": _side_json(v, second, v.sides[second][m.round]),
+        "boards": boards,
+        "complete": m.complete,
+    }
+
+
+def _result(first_white: bool, g: BoardGame) -> GameResult:
+    codes = (g.first_code, g.second_code) if first_white else (g.second_code, g.first_code)
+    return RESULT_OF_CODES[codes][0]
+
+
+def _in_progress(v: TeamView, m: Match, boards: list[BoardJSON]) -> tuple[int, int, list[BoardJSON]]:
+    """An incomplete match board by board, the boards without a game in as ``null`` results.
+
+    The view numbers a match's boards by the players with something in so far (right once the match is
+    complete), so while it is played a game that came in before the boards above it is read a board too
+    high, and the first-named team from it.  When neither team has a reserve, a player's board is their
+    place in the team: the games are put on those boards, the first-named team is the one whose player has
+    the colour sequence's colour there, and the other boards are filled from the two line-ups.  With a
+    reserve the line-up is not known before the games are in: the view's boards, and the rest pending with
+    the players not seated yet in board order.
+    """
+    teams, n = v.setup.teams, v.boards
+    a, b = teams[m.first].players, teams[m.second].players
+    if len(a) == n == len(b) and all(a.index(g.first) == b.index(g.second) for g in m.boards):
+        first, second = m.first, m.second
+        if m.boards:
+            g = m.boards[0]
+            sequence_white = v.setup.colour(a.index(g.first) + 1, n) == "W"
+            if g.first_white != sequence_white:
+                first, second, a, b = second, first, b, a
+        by_board = {a.index(g.first) + 1 if g.first in a else b.index(g.first) + 1: g for g in m.boards}
+        placed: list[BoardJSON] = []
+        for board in range(1, n + 1):
+            ours, theirs = a[board - 1], b[board - 1]
+            first_white = v.setup.colour(board, n) == "W"
+            white, black = (ours, theirs) if first_white else (theirs, ours)
+            game = by_board.get(board)
+            placed.append(
+                {
+                    "board": board,
+                    "white": white,
+                    "black": black,
+                    "result": None if game is None else _result(game.first_white, game),
+                }
+            )
+        return first, second, placed
+    taken = {g.board for g in m.boards}
+    seated = {p for g in m.boards for p in (g.first, g.second)}
+    free = [[p for p in players if p not in seated] for players in (a, b)]
+    for board in range(1, n + 1):
+        if board in taken:
+            continue
+        mine = free[0].pop(0) if free[0] else None
+        other = free[1].pop(0) if free[1] else None
+        seats = (mine, other) if v.setup.colour(board, n) == "W" else (other, mine)
+        boards.append({"board": board, "white": seats[0], "black": seats[1], "result": None})
+    boards.sort(key=lambda x: x["board"])
+    return m.first, m.second, boards
 
 
 def rating_json(row: WorthRowJSON, c: RatingChange) -> None:
@@ -441,7 +577,7 @@ def column_words(codes: list[str] | tuple[str, ...]) -> list[ColumnJSON]:
 
 def standings_payload(s: Standings) -> StandingsPayload:
     """The standings JSON every interface shares (the HTTP standings page, snapshots and updates); a team
-    event's carries its ``"teams"`` rows last."""
+    event's carries its ``"teams"`` rows and its ``"matches"`` last."""
     payload: StandingsPayload = {
         **standings_json(s),
         "rounds": s.rounds,
@@ -451,6 +587,7 @@ def standings_payload(s: Standings) -> StandingsPayload:
     }
     if s.teams is not None:
         payload["teams"] = team_rows_json(s.teams)
+        payload["matches"] = team_matches_json(s.teams)
     return payload
 
 
