@@ -30,9 +30,11 @@ def replay(broker: Broker, path: object, tournament: str, *extra: str) -> subpro
 
 
 def test_replay_without_a_worker_says_that_no_worker_applied_the_events(kafka_broker: Broker) -> None:  # noqa: F811
-    done = replay(kafka_broker, RR6, "nobody-home", "--verdict-wait", "3")
+    # --worker-wait 1: with nobody to join, the default (60 s) was waited out in full before the 3 s began
+    done = replay(kafka_broker, RR6, "nobody-home", "--verdict-wait", "3", "--worker-wait", "1")
     assert done.returncode == 3, done
     assert "no worker applied or rejected" in done.stderr and "within 3 s" in done.stderr, done.stderr
+    assert "a worker had 1 s to join" in done.stderr, done.stderr
     assert "is a worker running?" in done.stderr and done.stderr.count("\n") == 1, "one sentence"
 
 
