@@ -310,11 +310,11 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
     # the players' first cycle): the cycle rule guards the events without one
     if t.schedule is None and any((m - 1) // per_cycle == cycle for m in met):
         raise InvalidPairing(MET_IN_CYCLE(white=event.white, black=event.black, round=met[0]))
-    if t.schedule is not None:
-        pairs = t.schedule.get(r, set())
-        if (w, b) not in pairs:
-            unscheduled = REVERSED if (b, w) in pairs else UNSCHEDULED
-            raise InvalidPairing(unscheduled(round=r, white=event.white, black=event.black))
+    # a round the schedule pairs nothing in is not paired yet (a team file or broadcast pairs as far as it goes)
+    pairs = t.schedule.get(r) if t.schedule is not None else None
+    if pairs and (w, b) not in pairs:
+        unscheduled = REVERSED if (b, w) in pairs else UNSCHEDULED
+        raise InvalidPairing(unscheduled(round=r, white=event.white, black=event.black))
     return w, b
 
 

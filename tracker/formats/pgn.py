@@ -18,6 +18,16 @@ give the rating, ``WhiteTitle``/``BlackTitle`` the title and
 The format is double when some pair meets twice (unfinished games count) or
 a round number is beyond what a single round robin needs; PGN has no byes,
 so the free round of an odd round robin records nothing.
+
+A team event's PGN (a broadcast of a team round robin) carries ``WhiteTeam``
+and ``BlackTeam`` on every game: the file is then a team event.  Teams are
+numbered by alphabetical order of their names, as players are; a team's
+players stand in board order (the ``Board`` tag, else the ``Round`` tag's
+second number — ``"3.2"``: board 2 — else the order they first appear in);
+the schedule is the boards the file pairs (unfinished games included), as a
+team TRF's is.  A player in two teams, a game between two players of one
+team, or a game without the tags in a file whose other games have them is
+refused with its line.
 """
 
 from __future__ import annotations
@@ -29,13 +39,16 @@ from dataclasses import dataclass
 from typing import Final
 
 import chess.pgn
+import msgspec
 
 from tracker.core.errors import FormatError
-from tracker.core.events import Event, Format, GameResult, Player, ResultRecorded, TournamentOpened
+from tracker.core.events import Event, Format, GameResult, Player, ResultRecorded, TeamEntry, Teams, TournamentOpened
 from tracker.formats.base import TournamentFile, check_characters, checked_file, file_stem, game_id, tournament_id_for
 
 _RESULTS: Final[dict[str, GameResult | None]] = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "*": None}
 _ROUND: Final = re.compile(r"\s*([0-9]{1,3})(?:\.[0-9]+)*\s*")
+_SUB_ROUND: Final = re.compile(r"\s*[0-9]{1,3}\.([0-9]{1,3})(?:\.[0-9]+)*\s*")
+_BOARD: Final = re.compile(r"\s*([0-9]{1,3})\s*")
 _ELO: Final = re.compile(r"\s*([0-9]{1,4})\s*")
 _FIDE_ID: Final = re.compile(r"\s*([0-9]{1,11})\s*")
 _UNKNOWN: Final = frozenset(("", "?", "-"))
@@ -49,6 +62,9 @@ class _Game:
     white: str
     black: str
     result: GameResult | None
+    white_team: str = ""
+    black_team: str = ""
+    board: int = 0
 
 
 @dataclass(slots=True)
@@ -57,6 +73,8 @@ class _Details:
     title: str = ""
     fide_id: str = ""
     fide_line: int = 0
+    team: str = ""
+    team_line: int = 0
 
 
 def parse_pgn(text: str, path: str, tournament_id: str | None = None) -> TournamentFile:
@@ -75,8 +93,9 @@ def parse_pgn(text: str, path: str, tournament_id: str | None = None) -> Tournam
     ``White``, ``Black``, a numeric ``Round`` or a valid ``Result``, games
     of more than one event, a player against himself, one FIDE id for two
     names (or two for one), a pair meeting more than twice, fewer than two
-    or more than 500 players, and anything the core rejects (a player in
-    two games of one round, a pair meeting twice in one cycle).
+    or more than 500 players, team tags that do not make teams (see the
+    module docstring), and anything the core rejects (a player in two games
+    of one round, a pair meeting twice in one cycle).
     """
     check_characters(text, path)
     text = text.removeprefix("\ufeff")
@@ -102,6 +121,7 @@ def parse_pgn(text: str, path: str, tournament_id: str | None = None) -> Tournam
     fmt: Format = "double" if most == 2 or last > single else "single"
     rounds = max(last, single * (2 if fmt == "double" else 1))
 
+    teams = _teams_of(games, details, number, path)
     tid = tournament_id_for(path, event_name, tournament_id)
     players = tuple(
         Player(
@@ -120,7 +140,8 @@ def parse_pgn(text: str, path: str, tournament_id: str | None = None) -> Tournam
         players=players,
         format=fmt,
         rounds=rounds,
-        schedule=None,
+        schedule=None if teams is None else _paired(games, number, last),
+        teams=msgspec.UNSET if teams is None else teams,
     )
     events: list[Event] = []
     where: dict[str, int] = {}
@@ -199,10 +220,72 @@ def _read(text: str, path: str) -> tuple[str | None, list[_Game], dict[str, _Det
                 raise FormatError(
                     path, line, f"a game of {name!r}, but line {event_line} starts a game of {event_name!r}"
                 )
-        games.append(_Game(line, number, white, black, _RESULTS[result_text.strip()]))
+        white_team, black_team = (" ".join(headers.get(tag, "").split()) for tag in ("WhiteTeam", "BlackTeam"))
+        if max(len(white_team), len(black_team)) > 200:
+            raise FormatError(path, line, "a team name longer than 200 characters")
+        board = _BOARD.fullmatch(headers.get("Board", "")) or _SUB_ROUND.fullmatch(round_text)
+        result = _RESULTS[result_text.strip()]
+        games.append(
+            _Game(line, number, white, black, result, white_team, black_team, int(board.group(1)) if board else 0)
+        )
         for colour, player in (("White", white), ("Black", black)):
             _note(details.setdefault(player, _Details()), headers, colour, line)
     return event_name, games, details
+
+
+def _teams_of(games: list[_Game], details: dict[str, _Details], number: dict[str, int], path: str) -> Teams | None:
+    """The teams the ``WhiteTeam``/``BlackTeam`` tags make (``None`` when no game has them): numbered by name,
+    players in board order; raises :class:`FormatError` for tags that do not make teams."""
+    tagged = [g for g in games if g.white_team or g.black_team]
+    if not tagged:
+        return None
+    for g in games:
+        if not (g.white_team and g.black_team):
+            missing = "BlackTeam" if g.white_team else "WhiteTeam"
+            raise FormatError(path, g.line, f"a game without a {missing} tag, but line {tagged[0].line} names teams")
+        if g.white_team.casefold() == g.black_team.casefold():
+            raise FormatError(path, g.line, f"{g.white} and {g.black} are both of {g.white_team}: a board is two teams")
+    seen: dict[str, tuple[int, int]] = {}  # player → (board, line) where first seen, for the board order
+    for g in games:
+        for player, team in ((g.white, g.white_team), (g.black, g.black_team)):
+            d = details[player]
+            if not d.team:
+                d.team, d.team_line = team, g.line
+            elif d.team.casefold() != team.casefold():
+                raise FormatError(
+                    path, g.line, f"{player} plays for {team} here but for {d.team} on line {d.team_line}"
+                )
+            board, line = seen.get(player, (0, g.line))
+            if g.board and (not board or g.board < board):
+                board = g.board
+            seen[player] = (board, line)
+    spelled: dict[str, str] = {}  # one spelling per team (the first), whatever the case
+    members: dict[str, list[str]] = {}
+    for player, d in sorted(details.items(), key=lambda item: item[1].team_line):
+        name = spelled.setdefault(d.team.casefold(), d.team)
+        members.setdefault(name, []).append(player)
+    if len(members) < 2:
+        raise FormatError(path, tagged[0].line, "a team event needs at least 2 teams")
+    entries = []
+    for k, team in enumerate(sorted(members, key=lambda t: (t.casefold(), t)), start=1):
+        order = sorted(members[team], key=lambda p: (seen[p][0] == 0, seen[p][0], seen[p][1]))
+        entries.append(TeamEntry(number=k, name=team, players=tuple(number[p] for p in order)))
+    rounds_of: dict[frozenset[str], set[int]] = {}  # the rounds each pair of teams meets in
+    for g in games:
+        rounds_of.setdefault(frozenset((g.white_team.casefold(), g.black_team.casefold())), set()).add(g.round)
+    twice = any(len(rounds) > 1 for rounds in rounds_of.values())
+    n = len(entries)
+    single = n - 1 if n % 2 == 0 else n
+    last = max(g.round for g in games)
+    cycles = 2 if twice or last > single else 1
+    return Teams(teams=tuple(entries), rounds=max(last, single * cycles), cycles=cycles)
+
+
+def _paired(games: list[_Game], number: dict[str, int], last: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The board pairings the file gives per round, unfinished games included (a team event's schedule)."""
+    return tuple(
+        tuple(sorted((number[g.white], number[g.black]) for g in games if g.round == r)) for r in range(1, last + 1)
+    )
 
 
 def _note(d: _Details, headers: chess.pgn.Headers, colour: str, line: int) -> None:

@@ -20,11 +20,12 @@ from tracker.core.events import (
     PlayerWithdrawn,
     ResultRecorded,
     Rules,
+    Teams,
     TournamentOpened,
 )
 from tracker.core.phrases import Said, phrase, plural
 from tracker.core.teams import TeamSetup
-from tracker.core.teams.setup import teams_of
+from tracker.core.teams.setup import setup_of, teams_of
 from tracker.formats.base import (
     TournamentFile,
     bye_id,
@@ -460,7 +461,8 @@ def _round_event(
 
 
 def team_setup_of(tf: TournamentFile, path: str = "") -> TeamSetup | None:
-    """The team setup of a team event read from a TRF (``None`` for an individual event).
+    """The team setup of a team event read from a TRF (``None`` for an individual event); for a file without
+    team records, the teams its opening event declares (a PGN's ``WhiteTeam``/``BlackTeam`` tags).
 
     Read from the team records the opening event keeps verbatim (``013``/``310``, ``352``, ``362`` and a
     ``202``/``212`` naming team codes: see :func:`~tracker.formats.trf.records.team_records`), so an
@@ -470,8 +472,8 @@ def team_setup_of(tf: TournamentFile, path: str = "") -> TeamSetup | None:
     :class:`FormatError` for a team record that does not read.
     """
     found = team_records(tf.opened.records, path or tf.opened.tournament)
-    if found is None:
-        return None
+    if found is None:  # a file without team records may still open a team event (a PGN's team tags)
+        return setup_of(tf.opened.teams) if isinstance(tf.opened.teams, Teams) else None
     n = len(found.teams)
     single = n - 1 if n % 2 == 0 else n
     last = max((getattr(e, "round", 0) or 0 for e in tf.events), default=0)
