@@ -255,6 +255,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="the tournament's name (default: the file's name)")
     p.add_argument("--cycles", type=int, choices=(1, 2), default=1, help="1: single round robin, 2: double")
     p.add_argument("--tiebreaks", metavar="CODES", help="the order after PTS, e.g. DE,SB,KS,WON (the default)")
+    p.add_argument(
+        "--boards",
+        type=int,
+        default=0,
+        metavar="N",
+        help="a team start list (a team column, or 'Team:' headings): boards per match (default: the smallest team)",
+    )
     _rules_option(p)
     p.add_argument("--start-date", metavar="YYYY/MM/DD", help="written as record 042 (it also says the C.07 edition)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the TRF here (default: standard output)")

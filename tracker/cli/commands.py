@@ -29,7 +29,7 @@ from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
 from tracker.core.audit import RANK, Disagreement
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
-from tracker.core.events import Line, Rules
+from tracker.core.events import Line, Rules, Teams
 from tracker.core.standings import standings
 from tracker.core.teams.standings import team_standings
 from tracker.core.teams.tiebreaks import parse_team_tiebreaks
@@ -197,7 +197,13 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     from tracker.formats.base import file_stem
     from tracker.formats.files import decode_text
-    from tracker.formats.startlist import berger_tournament, parse_startlist, start_list_k
+    from tracker.formats.startlist import (
+        berger_team_tournament,
+        berger_tournament,
+        parse_startlist,
+        start_list_k,
+        start_list_teams,
+    )
     from tracker.formats.trf.write import trf_bytes
 
     try:
@@ -210,22 +216,47 @@ def cmd_new(args: argparse.Namespace) -> int:
         raise TrackerError(say(words.START_DATE(text=repr(args.start_date)), of(args)))
     rules: Rules = args.rules or ("2024" if args.start_date and args.start_date < "2026/03/01" else "2026")
     codes = ("PTS", *(c for c in parse_code_list(args.tiebreaks) if c != "PTS")) if args.tiebreaks else None
-    tf = berger_tournament(
-        players,
-        args.name or file_stem(args.players),
-        cycles=args.cycles,
-        rules=rules,
-        start_date=args.start_date or "",
-        path=args.players,
-        ks=start_list_k(text, args.players),
-        **({"tiebreaks": codes} if codes else {}),
-    )
+    teams = start_list_teams(text, args.players)
+    if teams is not None:  # a team round robin: Berger over the teams, board k against board k
+        tf = berger_team_tournament(
+            players,
+            teams,
+            args.name or file_stem(args.players),
+            boards=args.boards,
+            cycles=args.cycles,
+            rules=rules,
+            start_date=args.start_date or "",
+            path=args.players,
+            ks=start_list_k(text, args.players),
+        )
+    elif args.boards:
+        raise TrackerError(f"{args.players}: --boards is for a team start list, and no player here has a team")
+    else:
+        tf = berger_tournament(
+            players,
+            args.name or file_stem(args.players),
+            cycles=args.cycles,
+            rules=rules,
+            start_date=args.start_date or "",
+            path=args.players,
+            ks=start_list_k(text, args.players),
+            **({"tiebreaks": codes} if codes else {}),
+        )
     trf = trf_bytes(state_from(tf), args.encoding)
     if args.output:
         Path(args.output).write_bytes(trf)
-        said = words.NEW_WRITTEN(
-            players=words.NEW_PLAYERS(n=len(players)), rounds=words.NEW_ROUNDS(n=tf.opened.rounds), file=args.output
-        )
+        if isinstance(tf.opened.teams, Teams):
+            said = words.NEW_WRITTEN_TEAMS(
+                teams=words.NEW_TEAMS(n=len(tf.opened.teams.teams)),
+                boards=tf.opened.teams.boards,
+                players=words.NEW_PLAYERS(n=len(players)),
+                rounds=words.NEW_ROUNDS(n=tf.opened.teams.rounds),
+                file=args.output,
+            )
+        else:
+            said = words.NEW_WRITTEN(
+                players=words.NEW_PLAYERS(n=len(players)), rounds=words.NEW_ROUNDS(n=tf.opened.rounds), file=args.output
+            )
         err.print(f"tracker new: {say(said, of(args))}", markup=False)
     else:
         _write_bytes(trf)

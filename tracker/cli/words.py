@@ -107,6 +107,12 @@ NEW_ROUNDS: Final = plural("cli.new.rounds", "{n} round", "{n} rounds")
 NEW_WRITTEN: Final = phrase(
     "cli.new.written", "{players:phrase}, {rounds:phrase} (FIDE Berger tables) written to {file}"
 )
+NEW_TEAMS: Final = plural("cli.new.teams", "{n} team", "{n} teams")
+NEW_WRITTEN_TEAMS: Final = phrase(
+    "cli.new.written.teams",
+    "{teams:phrase} of {boards} boards ({players:phrase}), {rounds:phrase} (FIDE Berger tables over the teams) "
+    "written to {file}",
+)
 TOKEN_SHORT: Final = phrase("cli.token.short", "the arbiter token must be at least {n} characters long")
 PORT_BUSY: Final = phrase(
     "cli.port.busy",

@@ -281,6 +281,20 @@ def check_game(t: Tournament, event: ResultRecorded | ResultCorrected | ResultVo
     return w, b
 
 
+def _teams_meet(t: Tournament, pairs: set[tuple[int, int]], w: int, b: int) -> bool:
+    """Whether players ``w`` and ``b`` (indices) are of two teams the schedule pairs in a round of ``pairs``:
+    in a team event the schedule's boards are the declared line-ups, and a reserve who plays instead takes a
+    board of the same match (its colour is the board's, so either colour)."""
+    teams = t.opened.teams
+    if not isinstance(teams, Teams):
+        return False
+    team_of = {t.index[p]: entry.number for entry in teams.teams for p in entry.players if p in t.index}
+    if w not in team_of or b not in team_of or team_of[w] == team_of[b]:
+        return False
+    matches = {frozenset((team_of.get(x), team_of.get(y))) for x, y in pairs}
+    return frozenset((team_of[w], team_of[b])) in matches
+
+
 def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
     """Indices of white and black for a new result, after every pairing rule.
 
@@ -312,7 +326,7 @@ def check_new_game(t: Tournament, event: ResultRecorded) -> tuple[int, int]:
         raise InvalidPairing(MET_IN_CYCLE(white=event.white, black=event.black, round=met[0]))
     # a round the schedule pairs nothing in is not paired yet (a team file or broadcast pairs as far as it goes)
     pairs = t.schedule.get(r) if t.schedule is not None else None
-    if pairs and (w, b) not in pairs:
+    if pairs and (w, b) not in pairs and not _teams_meet(t, pairs, w, b):
         unscheduled = REVERSED if (b, w) in pairs else UNSCHEDULED
         raise InvalidPairing(unscheduled(round=r, white=event.white, black=event.black))
     return w, b

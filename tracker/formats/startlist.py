@@ -22,6 +22,14 @@ digits, the same player twice (the same name, or the same FIDE id: both line
 numbers are said), a line that does not split into the expected columns (a
 CSV row with more cells than the header, a text line whose name still holds
 a separator such as ``Roe, Rick;1800``).
+
+A **team** start list gives each player's team: a ``team`` column (``club``)
+in a CSV, or in text a heading line ending with a colon (``Armenia:``) above
+the team's players.  A team's players are in board order (its reserves
+last); :func:`start_list_teams` reads the teams and
+:func:`berger_team_tournament` makes the team round robin (FIDE's Berger
+tables over the teams; board ``k`` of one line-up against board ``k`` of the
+other, the first-named team's colours ``W B W B …``).
 """
 
 from __future__ import annotations
@@ -32,7 +40,17 @@ from collections.abc import Mapping
 from typing import Final
 
 from tracker.core.errors import EventRejected, FormatError
-from tracker.core.events import DEFAULT_TIEBREAKS, ByeRecorded, Event, Player, Rules, TournamentOpened
+from tracker.core.events import (
+    DEFAULT_TIEBREAKS,
+    ByeRecorded,
+    Event,
+    Player,
+    Rules,
+    TeamEntry,
+    Teams,
+    TournamentOpened,
+)
+from tracker.core.schedule import rounds_needed
 from tracker.core.tiebreaks import parse_tiebreaks
 from tracker.core.worth.rating import xxk_records
 from tracker.formats.base import TournamentFile, bye_id, check_characters, checked_file, slug
@@ -59,7 +77,11 @@ _HEADERS: Final[dict[str, str]] = {
     "k": "k",
     "k_factor": "k",
     "kfactor": "k",
+    "team": "team",
+    "club": "team",
 }
+#: TRF ``013``'s team-name columns (5–36).
+TEAM_NAME_WIDTH: Final = 32
 _TRAILING_NUMBER: Final = re.compile(r"\s+([0-9]+)\s*$")
 #: What no name holds: another file's column separators (a text line that did not split into its columns).
 _SEPARATOR: Final = re.compile(r"[;\t|]")
@@ -118,6 +140,35 @@ def start_list_k(text: str, path: str) -> dict[int, int]:
     return ks
 
 
+def start_list_teams(text: str, path: str) -> tuple[TeamEntry, ...] | None:
+    """The teams of a team start list (see the module docstring), numbered in order of first appearance, each
+    with its players' start numbers in board order; ``None`` when no player has a team.
+
+    Raises :class:`FormatError` for a player without a team in a list whose others have one, a team name
+    longer than TRF's 32 columns, or fewer than two teams.
+    """
+    check_characters(text, path)
+    text = text.removeprefix("\ufeff")
+    rows = _csv_rows(text, path) if path.lower().endswith(".csv") else _text_rows(text, path)
+    named = [(line, row) for line, row in rows if row.get("team")]
+    if not named:
+        return None
+    members: dict[str, list[int]] = {}
+    spelled: dict[str, str] = {}
+    for start_no, (line, row) in enumerate(rows, start=1):
+        team = " ".join(row.get("team", "").split())
+        if not team:
+            raise FormatError(path, line, f"a player without a team, but line {named[0][0]} names one")
+        if len(team) > TEAM_NAME_WIDTH:
+            raise FormatError(path, line, f"the team name {team!r} is longer than TRF's {TEAM_NAME_WIDTH} columns")
+        members.setdefault(spelled.setdefault(team.casefold(), team), []).append(start_no)
+    if len(members) < 2:
+        raise FormatError(path, 0, f"a team round robin needs at least 2 teams; the file names {len(members)}")
+    return tuple(
+        TeamEntry(number=k, name=name, players=tuple(players)) for k, (name, players) in enumerate(members.items(), 1)
+    )
+
+
 def _csv_rows(text: str, path: str) -> list[tuple[int, dict[str, str]]]:
     lines = text.splitlines()
     first = next((k for k, line in enumerate(lines) if line.strip()), None)
@@ -142,12 +193,18 @@ def _csv_rows(text: str, path: str) -> list[tuple[int, dict[str, str]]]:
 
 def _text_rows(text: str, path: str) -> list[tuple[int, dict[str, str]]]:
     rows = []
+    team = ""
     for k, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        row: dict[str, str] = {}
-        while (match := _TRAILING_NUMBER.search(line)) is not None and len(row) < 2:
+        if line.endswith(":"):  # a team's heading: the players below it are its line-up
+            team = " ".join(line[:-1].split())
+            if not team:
+                raise FormatError(path, k, "a team heading without a name (write 'Team name:')")
+            continue
+        row: dict[str, str] = {"team": team} if team else {}
+        while (match := _TRAILING_NUMBER.search(line)) is not None and len(row.keys() - {"team"}) < 2:
             number = match.group(1)
             key = "rating" if len(number) <= 4 else "fide_id"
             if key in row:
@@ -248,4 +305,79 @@ def berger_tournament(
     return tf
 
 
-__all__ = ["NAME_WIDTH", "berger_tournament", "parse_startlist", "start_list_k"]
+def berger_team_tournament(
+    players: tuple[Player, ...],
+    teams: tuple[TeamEntry, ...],
+    name: str,
+    *,
+    boards: int = 0,
+    cycles: int = 1,
+    rules: Rules = "2026",
+    start_date: str = "",
+    path: str = "start list",
+    ks: Mapping[int, int] | None = None,
+) -> TournamentFile:
+    """A team round robin of ``teams`` (their players in board order) by FIDE's Berger tables over the teams.
+
+    ``boards`` is the line-up of a match (default: the smallest team); in each match board ``k`` of the
+    first-named team (Berger's White) plays board ``k`` of the other, with White on the odd boards (``352``
+    ``WBWB…``).  The schedule is those line-ups; a reserve who plays instead is the arbiter's entry (the
+    core takes a board of the two teams' match).  An odd number of teams gives each round's free team a zero
+    bye on its boards.  The records are ``013`` (the teams), ``352``, a ``092``/``192`` naming the format, and
+    ``042`` when dated.  Raises :class:`FormatError` for a team shorter than ``boards`` or an event the core
+    would not open.
+    """
+    boards = boards or min(len(t.players) for t in teams)
+    for t in teams:
+        if len(t.players) < boards:
+            raise FormatError(path, 0, f"team {t.name!r} has {len(t.players)} players for {boards} boards")
+    colours = ("WB" * boards)[:boards]
+    table = berger_schedule(len(teams), cycles)
+    schedule = []
+    for r in table:
+        pairs = []
+        for a, b in r.pairs:
+            first, second = teams[a - 1].players, teams[b - 1].players
+            for k in range(boards):
+                pairs.append((first[k], second[k]) if colours[k] == "W" else (second[k], first[k]))
+        schedule.append(tuple(pairs))
+    tid = slug(name)
+    records = ["192 FIDE_DOUBLEROUNDROBIN" if cycles == 2 else "192 FIDE_ROUNDROBIN"]
+    records += [f"013 {t.name:<{TEAM_NAME_WIDTH}}" + "".join(f"{p:>4} " for p in t.players).rstrip() for t in teams]
+    records.append(f"352 {colours}")
+    if start_date:
+        records.append(f"042 {start_date}")
+    records += xxk_records(ks or {})
+    opened = TournamentOpened(
+        id=f"{tid}/opened",
+        tournament=tid,
+        name=name,
+        players=players,
+        format="double" if cycles == 2 else "single",
+        # the players do not play a round robin of players, but the core counts rounds as for one (as a team
+        # TRF is read); the team round robin's own rounds are the teams'
+        rounds=max(len(table), rounds_needed(len(players), cycles)),
+        schedule=tuple(schedule),
+        records=tuple(records),
+        rules=rules,
+        teams=Teams(teams=teams, boards=boards, colours=colours, rounds=len(table), cycles=cycles),
+    )
+    byes: list[Event] = [
+        ByeRecorded(id=bye_id(tid, r.number, p), tournament=tid, round=r.number, player=p, kind="zero")
+        for r in table
+        if r.free is not None
+        for p in teams[r.free - 1].players[:boards]
+    ]
+    tf, _ = checked_file(path, opened, byes, {})
+    return tf
+
+
+__all__ = [
+    "NAME_WIDTH",
+    "TEAM_NAME_WIDTH",
+    "berger_team_tournament",
+    "berger_tournament",
+    "parse_startlist",
+    "start_list_k",
+    "start_list_teams",
+]

@@ -21,7 +21,9 @@ from typing import Final, Literal
 from anyascii import anyascii
 
 from tracker.core.crosstable import Tournament
+from tracker.core.events import Teams
 from tracker.core.standings import standings
+from tracker.core.teams.setup import setup_of
 from tracker.formats.trf.columns import BLOCK, one_line, points_text
 from tracker.formats.trf.records import format_hint, pending_records, scoring_records, withdrawal_record
 
@@ -109,7 +111,9 @@ def export_trf(t: Tournament, encoding: TrfEncoding = "latin-1") -> str:
     opened = t.opened
     fit: Callable[[str], str] = latin1 if encoding == "latin-1" else str
     ranks = {row.start_no: row.rank for row in standings(t).rows}
-    lines = [f"012 {fit(one_line(t.name))}", f"062 {t.n}", f"XXR {t.rounds}", f"142 {t.rounds}"]
+    # a team event's rounds are the team round robin's (its players are counted as one round robin inside)
+    rounds = setup_of(opened.teams).team_rounds() if isinstance(opened.teams, Teams) else t.rounds
+    lines = [f"012 {fit(one_line(t.name))}", f"062 {t.n}", f"XXR {rounds}", f"142 {rounds}"]
     lines += scoring_records(opened.scoring)
     codes = [tb.code for tb in t.tiebreaks if tb.kind != "PTS"]
     if codes:
