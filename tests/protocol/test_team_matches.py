@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -50,12 +51,12 @@ def read_file(text: str) -> tuple[dict[int, tuple[str, list[int]]], dict[int, di
     return teams, rounds
 
 
-def expected_matches(text: str) -> dict[int, list[dict[str, object]]]:
+def expected_matches(text: str) -> dict[int, list[dict[str, Any]]]:
     """Per round, every match as the file has it: the two team numbers (either order), boards, game points."""
     teams, rounds = read_file(text)
     team_of = {p: k for k, (_, players) in teams.items() for p in players}
     units = units_of(opened(2).scoring)  # 1-½-0, forfeits as wins and losses: the files' scoring
-    out: dict[int, list[dict[str, object]]] = {}
+    out: dict[int, list[dict[str, Any]]] = {}
     last = max(r for mine in rounds.values() for r in mine)
     for r in range(1, last + 1):
         seen: set[int] = set()
@@ -80,7 +81,7 @@ def expected_matches(text: str) -> dict[int, list[dict[str, object]]]:
     return out
 
 
-def payload_of(tf: TournamentFile) -> dict[str, object]:
+def payload_of(tf: TournamentFile) -> dict[str, Any]:
     return dict(standings_payload(standings(state_from(tf))))
 
 
@@ -186,5 +187,7 @@ def test_a_team_bye_is_an_entry_of_its_own() -> None:
 
 
 def test_an_individual_event_has_no_matches() -> None:
-    s = standings(fold([opened(4), game(1, 1, 2, "1-0")]))
+    t = fold([opened(4), game(1, 1, 2, "1-0")])
+    assert t is not None
+    s = standings(t)
     assert "matches" not in standings_payload(s) and "teams" not in standings_payload(s)

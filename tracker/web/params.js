@@ -21,6 +21,7 @@ export const OVERLAY_PARAMS = {
   cues: { kind: "choice", choices: ["0", "1"] },                 // 1: lower thirds for cues
   delay: { kind: "float", default: 0, lo: 0, hi: 600 },          // a spoiler delay, seconds
   lang: { kind: "lang", default: "" },                             // the language (en, ru, es, de, fr); else the browser's
+  view: { kind: "choice", choices: ["auto", "players"] },         // auto: a team event shows its teams; players: its players
 };
 
 /** The spectator page (/t/{id}). */

@@ -9,6 +9,7 @@ import {
 import { number, t, tn } from "/static/i18n.js";
 import { readParams, SPECTATOR_PARAMS } from "/static/params.js";
 import { mountSpectatorBoards } from "/static/boards.js";
+import { mountSpectatorTeams } from "/static/teams.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
 import {
   columnInfo, directEncounter, gamesCount, pointsCount, pointsSettled, ptsLabel, rankLocked, rankingOrder, whyAbove,
@@ -20,6 +21,7 @@ const delayed = spectatorParams.delay > 0 ? Math.round(Math.min(600, spectatorPa
 const lang = await startLanguage(spectatorParams.lang);
 const $ = (id) => document.getElementById(id);
 const dialog = $("koya");
+const renderTeams = mountSpectatorTeams(document.querySelector("main .layout"));  // a team event: its teams first
 let payload = null;
 let points = null;      // TRF code → points, for the Koya breakdown
 let selected = null;    // start number whose breakdown is open
@@ -33,6 +35,7 @@ function render(message, changed) {
   document.title = payload.name ? t("spectator.page_title", "{name} — standings", { name: payload.name }) : t("spectator.standings", "Standings");
   fill($("title"), payload.name || t("page.waiting", "Waiting for the tournament to open…"));
   renderMeta();
+  renderTeams(payload);
   renderStandings(changed);
   renderCrosstable(changed);
   if (selected !== null && dialog.open) renderBreakdown();

@@ -1,0 +1,174 @@
+"""A team event live on the spectator page and the overlay, in a real Chromium (see test_browser.py).
+
+One tracker serves the module: team-rr-9001 (four teams of four boards) replayed into it but for the last board
+result of the last round.  The spectator page must show the team table in the payload's order with its values
+and each match card's score, the board still to play pending, and both must follow the last board result as it
+comes in; in German no English word of the catalogue is left on the page; the overlay shows the team table on
+its own (no parameter) and the players' table with ``view=players``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunningTracker, data_file, start_tracker
+from tests.web import test_browser
+from tests.web.english import PAGE_WORDS_JS, english_left
+from tests.web.test_browser import Pages, arbiter_of, fmt, get_json, standings_of, wait_seq
+from tracker.core.events import Event, Teams
+from tracker.formats.files import read_file
+
+pytestmark = pytest.mark.browser
+browser = test_browser.browser
+pages = test_browser.pages
+
+
+@dataclass
+class Team:
+    tracker: RunningTracker
+    tid: str
+    seq: int
+    last: Event  # the board result held back
+    names: list[str]
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
+    tracker = start_tracker(tmp_path_factory.mktemp("teams") / "data")
+    try:
+        tf = read_file(str(data_file("team-rr/team-rr-9001.trf")))
+        everything: list[Event] = [tf.opened, *tf.events]
+        *played, last = everything
+        with arbiter_of(tracker) as arbiter:
+            seq = arbiter.submit_all(played)
+        opened = tf.opened
+        assert isinstance(opened.teams, Teams)
+        names = [p.name for p in opened.players] + [t.name for t in opened.teams.teams] + [opened.name]
+        yield Team(tracker, opened.tournament, seq, last, names)
+    finally:
+        tracker.stop()
+
+
+def number_format(team: Team, code: str) -> Any:
+    """The pages' number format in language ``code`` (its catalogue says glyphs, 2½, or a decimal sign, 2,5)."""
+    catalogue = get_json(f"{team.tracker.http_url}/static/i18n/{code}.json")
+    if catalogue["points"] == "glyphs":
+        return fmt
+    return lambda value: f"{round(value, 3):g}".replace(".", catalogue["decimal"])
+
+
+def shown_teams(page: Any) -> list[list[str]]:
+    rows: list[list[str]] = page.evaluate(
+        """() => [...document.querySelectorAll('#teams .team-standings tbody tr')].map(
+            r => [...r.querySelectorAll('td')].map(td => td.textContent))"""
+    )
+    return rows
+
+
+def expected_teams(payload: dict[str, Any], fmt: Any = fmt) -> list[list[str]]:
+    codes = [c for c in payload["teams"][0]["tiebreaks"] if c not in ("MPTS", "GPTS")]
+    return [
+        [
+            str(r["rank"]),
+            r["name"],
+            fmt(r["match_points"]),
+            fmt(r["game_points"]),
+            *(fmt(r["tiebreaks"][c]) for c in codes),
+        ]
+        for r in payload["teams"]
+    ]
+
+
+def shown_matches(page: Any) -> list[tuple[int, str, str, str, int]]:
+    cards: list[list[Any]] = page.evaluate(
+        """() => [...document.querySelectorAll('#teams .match-round')].flatMap(round =>
+            [...round.querySelectorAll('.match-card:not(.bye)')].map(card => [
+                Number(round.dataset.round), card.querySelector('.first').textContent,
+                card.querySelector('.match-score').textContent, card.querySelector('.second').textContent,
+                card.querySelectorAll('li[data-result=""]').length]))"""
+    )
+    return sorted((r, a, score, b, pending) for r, a, score, b, pending in cards)
+
+
+def expected_matches(payload: dict[str, Any], fmt: Any = fmt) -> list[tuple[int, str, str, str, int]]:
+    return sorted(
+        (
+            entry["round"],
+            m["first"]["name"],
+            f"{fmt(m['first']['game_points'])}–{fmt(m['second']['game_points'])}",
+            m["second"]["name"],
+            sum(b["result"] is None for b in m["boards"]),
+        )
+        for entry in payload["matches"]
+        for m in entry["matches"]
+        if m["second"] is not None
+    )
+
+
+def spectator(pages: Pages, team: Team, query: str = "") -> Any:
+    page = pages.open(f"{team.tracker.http_url}/t/{team.tid}{query}", width=1280, height=1400)
+    wait_seq(page, team.seq)
+    page.wait_for_selector("#teams:not([hidden]) .team-standings tbody tr")
+    return page
+
+
+def test_the_spectator_page_shows_the_team_table_and_match_cards_and_follows_a_board_result(
+    pages: Pages, team: Team
+) -> None:
+    page = spectator(pages, team, "?lang=en")
+    payload = standings_of(team.tracker, team.tid)
+    assert payload["seq"] == team.seq
+    assert shown_teams(page) == expected_teams(payload)
+    assert shown_matches(page) == expected_matches(payload)
+    assert sum(card[4] for card in shown_matches(page)) == 1  # the board held back is pending
+    heads = page.locator("#teams .team-standings thead th").all_text_contents()
+    assert heads[:4] == ["Rk", "Team", "MP", "GP"]
+
+    with arbiter_of(team.tracker) as arbiter:
+        seq = arbiter.submit(team.last)
+    wait_seq(page, seq)
+    after = standings_of(team.tracker, team.tid)
+    assert after["seq"] == seq
+    assert shown_teams(page) == expected_teams(after)
+    assert shown_matches(page) == expected_matches(after)
+    assert sum(card[4] for card in shown_matches(page)) == 0
+    assert after["teams"] != payload["teams"] or after["matches"] != payload["matches"]
+    team.seq = seq
+
+
+def test_the_team_part_in_german_leaves_no_english_word(pages: Pages, team: Team) -> None:
+    page = spectator(pages, team, "?lang=de")
+    payload = standings_of(team.tracker, team.tid)
+    assert page.evaluate("document.documentElement.lang") == "de"
+    german = number_format(team, "de")
+    assert shown_teams(page) == expected_teams(payload, german)
+    assert shown_matches(page) == expected_matches(payload, german)
+    page.wait_for_selector("#feed li")
+    words: str = page.evaluate(PAGE_WORDS_JS)
+    assert "Mannschaften" in words
+    left = english_left(words, "de", team.names)
+    assert left == [], f"English left on the German team page: {left}"
+
+
+def test_the_overlay_shows_the_team_table_of_a_team_event_and_its_players_on_request(pages: Pages, team: Team) -> None:
+    base = f"{team.tracker.http_url}/overlay/{team.tid}"
+    payload = standings_of(team.tracker, team.tid)
+    overlay = pages.open(f"{base}?lang=fr", width=1280, height=800)
+    wait_seq(overlay, payload["seq"])
+    overlay.wait_for_selector("#rows .row[data-team]")
+    rows = overlay.evaluate(
+        """() => [...document.querySelectorAll('#rows .row')].map(r => [
+            r.querySelector('.rank').textContent, r.querySelector('.name .n').textContent,
+            ...[...r.querySelectorAll('.v')].map(v => v.textContent)])"""
+    )
+    assert rows == expected_teams(payload, number_format(team, "fr"))
+    left = english_left(overlay.evaluate(PAGE_WORDS_JS), "fr", team.names)
+    assert left == [], f"English left on the French team overlay: {left}"
+    players = pages.open(f"{base}?view=players", width=1280, height=800)
+    wait_seq(players, payload["seq"])
+    players.wait_for_selector("#rows .row[data-start]")
+    assert players.locator("#rows .row[data-team]").count() == 0

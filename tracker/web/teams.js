@@ -1,0 +1,147 @@
+// A team event as teams: the team standings table (the payload's "teams" rows, in their order) and the
+// match cards of each round (the payload's "matches": two teams, the boards, the match score).
+//
+// The spectator page mounts it above its individual tables and the overlay draws its team table with
+// teamColumns/teamWords; both redraw from each standings message, as their individual tables do.
+// Names are text nodes (el/fill): nothing from the server is ever written as HTML.
+
+import { el, fill, fmt, resultWords } from "/static/live.js";
+import { t } from "/static/i18n.js";
+
+/** Short result symbols for a board (a forfeit as +/−); the title says it in words. */
+const RESULT_SYMBOLS = { "1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−" };
+
+/** What each team kind is, in the page's language (the kind is the code before ":" or "/"; ESB… are SB). */
+function kindWords(code) {
+  const kind = code.toUpperCase().split(/[:/]/)[0];
+  switch (/^E[MG]*SB$/.test(kind) ? "SB" : kind.startsWith("EDE") ? "EDE" : kind) {
+    case "MPTS": return [t("teams.tb.MPTS.name", "Match points"), t("teams.tb.MPTS.what", "2 for a match won, 1 for a match drawn")];
+    case "GPTS": return [t("teams.tb.GPTS.name", "Game points"), t("teams.tb.GPTS.what", "the points of the team's boards")];
+    case "MPVGP": return [t("teams.tb.MPVGP.name", "Secondary score"), t("teams.tb.MPVGP.what", "the score the order does not rank by first")];
+    case "EDE": return [t("teams.tb.EDE.name", "Direct encounter"), t("teams.tb.EDE.what", "the place among the teams tied before it, by their matches against each other")];
+    case "SB": return [t("teams.tb.SB.name", "Sonneborn-Berger"), t("teams.tb.SB.what", "the opponents' scores, weighted by the score against each")];
+    case "KS": return [t("teams.tb.KS.name", "Koya"), t("teams.tb.KS.what", "the score against the teams on or above the 50% line")];
+    case "BC": return [t("teams.tb.BC.name", "Board count"), t("teams.tb.BC.what", "the game points weighted by board, board 1 the most")];
+    case "TBR": return [t("teams.tb.TBR.name", "Top board result"), t("teams.tb.TBR.what", "the points on the top board, then the next")];
+    case "BBE": return [t("teams.tb.BBE.name", "Bottom board elimination"), t("teams.tb.BBE.what", "the game points without the bottom boards, one at a time")];
+    case "TPN": return [t("teams.tb.TPN.name", "Team number"), t("teams.tb.TPN.what", "the team's number in the start list")];
+    default: return [code, t("column.unknown", "a tie-break")];
+  }
+}
+
+/** A column header's words, as the individual columns say theirs: "name: what; which way is better." */
+export function teamWords(code) {
+  const [name, what] = kindWords(code);
+  const better = code.toUpperCase() === "TPN" ? t("teams.tb.lower", "lower is better") : t("teams.tb.higher", "higher is better");
+  return `${name}: ${what}; ${better}.`;
+}
+
+/** The tie-break codes shown after MP and GP (MPTS and GPTS are those two columns). */
+export function teamCodes(payload) {
+  const first = payload.teams?.[0];
+  return first ? Object.keys(first.tiebreaks).filter((c) => !["MPTS", "GPTS"].includes(c.toUpperCase())) : [];
+}
+
+/** The team standings table: rank, team, MP, GP, the tie-breaks. */
+export function teamTable(payload, changed) {
+  const codes = teamCodes(payload);
+  const head = el("thead", null, el("tr", null,
+    el("th", { class: "num", scope: "col", title: t("column.rank.title", "Rank") }, t("column.rank", "Rk")),
+    el("th", { scope: "col" }, t("teams.column.team", "Team")),
+    el("th", { class: "num", scope: "col", title: teamWords("MPTS") }, el("abbr", { title: teamWords("MPTS") }, t("teams.column.mp", "MP"))),
+    el("th", { class: "num", scope: "col", title: teamWords("GPTS") }, el("abbr", { title: teamWords("GPTS") }, t("teams.column.gp", "GP"))),
+    codes.map((code) => el("th", { class: "num", scope: "col", title: teamWords(code), dataset: { code } }, el("abbr", { title: teamWords(code) }, code))),
+  ));
+  const body = el("tbody", null, payload.teams.map((row) =>
+    el("tr", { dataset: { team: row.team }, class: changed?.has(row.team) ? "flash" : null },
+      el("td", { class: "num rank" }, String(row.rank)),
+      el("td", { class: "team" }, row.name),
+      el("td", { class: "num mp", dataset: { value: row.match_points } }, fmt(row.match_points)),
+      el("td", { class: "num gp", dataset: { value: row.game_points } }, fmt(row.game_points)),
+      codes.map((code) => el("td", { class: "num", dataset: { code, value: row.tiebreaks[code] } }, fmt(row.tiebreaks[code]))),
+    )));
+  return el("table", { class: "standings team-standings" }, head, body);
+}
+
+function matchCard(payload, match, names) {
+  const { first, second } = match;
+  if (!second) {
+    return el("li", { class: "match-card bye", dataset: { first: first.team } },
+      el("div", { class: "match-head" }, el("span", { class: "team-name" }, first.name),
+        el("span", { class: "match-score" }, t("teams.bye", "bye"))));
+  }
+  return el("li", { class: `match-card${match.complete ? " complete" : " playing"}`, dataset: { first: first.team, second: second.team } },
+    el("div", { class: "match-head" },
+      el("span", { class: "team-name first" }, first.name),
+      el("span", { class: "match-score", title: match.complete ? t("teams.match.complete", "all boards in") : t("teams.match.playing", "boards still to play") },
+        `${fmt(first.game_points)}–${fmt(second.game_points)}`),
+      el("span", { class: "team-name second" }, second.name)),
+    el("ol", { class: "match-boards" }, match.boards.map((b) =>
+      el("li", { dataset: { board: b.board, result: b.result ?? "" } },
+        el("span", { class: "board-no", title: t("teams.board", "Board {board}", { board: b.board }) }, String(b.board)),
+        el("span", { class: "white" }, names(b.white)),
+        el("span", { class: "result", title: b.result ? resultWords(b.result) : t("teams.pending", "to play") },
+          b.result ? RESULT_SYMBOLS[b.result] ?? b.result : "·"),
+        el("span", { class: "black" }, names(b.black))))));
+}
+
+/** The match cards, the latest round first. */
+export function matchCards(payload) {
+  const byNo = new Map(payload.standings.map((r) => [r.start_no, r.name]));
+  const names = (no) => (no === null || no === undefined ? "?" : byNo.get(no) ?? String(no));
+  return [...(payload.matches || [])].reverse().map((round) =>
+    el("section", { class: "match-round", dataset: { round: round.round } },
+      el("h3", null, t("teams.round", "Round {round}", { round: round.round })),
+      el("ol", { class: "match-cards" }, round.matches.map((m) => matchCard(payload, m, names)))));
+}
+
+/**
+ * The spectator page's teams part, put before `before`: shown only for a payload with "teams".
+ * Returns render(payload, changedTeams): draws it anew from each standings message.
+ */
+export function mountSpectatorTeams(before) {
+  const box = el("section", { class: "card teams-card", id: "teams", hidden: true, "aria-labelledby": "teams-h" });
+  before.parentNode.insertBefore(box, before);
+  let previous = new Map();
+  return (payload) => {
+    if (!payload.teams) {
+      box.hidden = true;
+      return;
+    }
+    const now = new Map(payload.teams.map((r) => [r.team, `${r.rank}|${r.match_points}|${r.game_points}`]));
+    const changed = new Set([...now].filter(([team, key]) => previous.size && previous.get(team) !== key).map(([team]) => team));
+    previous = now;
+    box.hidden = false;
+    document.documentElement.dataset.teams = String(payload.teams.length);
+    fill(box,
+      el("h2", { id: "teams-h" }, t("teams.heading", "Teams")),
+      el("div", { class: "scroll" }, teamTable(payload, changed)),
+      el("h2", null, t("teams.matches", "Matches")),
+      el("div", { class: "match-rounds" }, matchCards(payload)));
+  };
+}
+
+/** The overlay's team table (a team event, unless view=players): #columns and #rows as its players' table. */
+export function renderOverlayTeams(payload, $, top, short) {
+  const codes = teamCodes(payload);
+  const cols = [
+    { label: t("teams.column.mp", "MP"), title: teamWords("MPTS"), value: (r) => r.match_points },
+    { label: t("teams.column.gp", "GP"), title: teamWords("GPTS"), value: (r) => r.game_points },
+    ...codes.map((code) => ({ label: code, title: teamWords(code), value: (r) => r.tiebreaks[code] })),
+  ];
+  document.documentElement.style.setProperty("--cols", String(cols.length));
+  document.documentElement.dataset.view = "teams";
+  fill($("title"), payload.name);
+  const round = Math.max(0, ...(payload.matches || []).map((m) => m.round));
+  fill($("progress"), `${round ? t("overlay.round", "Rd {round}", { round }) : ""}${payload.provisional ? "" : ` · ${t("overlay.final", "final")}`}`);
+  fill($("columns"),
+    el("span", { class: "cell rank", role: "columnheader" }, "#"),
+    el("span", { class: "cell name", role: "columnheader" }, t("teams.column.team", "Team")),
+    cols.map((c) => el("span", { class: "cell num col-tb", role: "columnheader", title: c.title }, c.label)));
+  fill($("rows"), payload.teams.slice(0, top).map((row, index) =>
+    el("div", { class: `row${index % 2 ? " odd" : ""}`, role: "row", dataset: { team: row.team } },
+      el("span", { class: "cell rank", role: "cell" }, String(row.rank)),
+      el("span", { class: "cell name", role: "cell", title: row.name }, el("span", { class: "n" }, short ? row.name.split(/\s+/)[0] : row.name)),
+      cols.map((c) => el("span", { class: "cell num col-tb", role: "cell" }, el("span", { class: "v" }, fmt(c.value(row))))))));
+  fill($("foot"));
+}
