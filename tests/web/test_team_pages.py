@@ -127,6 +127,10 @@ def test_the_spectator_page_shows_the_team_table_and_match_cards_and_follows_a_b
     assert sum(card[4] for card in shown_matches(page)) == 1  # the board held back is pending
     heads = page.locator("#teams .team-standings thead th").all_text_contents()
     assert heads[:4] == ["Rk", "Team", "MP", "GP"]
+    meta = page.locator("#meta").text_content() or ""
+    assert meta.startswith(f"{len(payload['teams'])} teams · round 3 · {payload['games_played']} board games played"), (
+        meta
+    )
 
     with arbiter_of(team.tracker) as arbiter:
         seq = arbiter.submit(team.last)

@@ -9,7 +9,7 @@ import {
 import { number, t, tn } from "/static/i18n.js";
 import { readParams, SPECTATOR_PARAMS } from "/static/params.js";
 import { mountSpectatorBoards } from "/static/boards.js";
-import { mountSpectatorTeams } from "/static/teams.js";
+import { mountSpectatorTeams, teamMeta } from "/static/teams.js";
 import { mountSpectatorStakes, subscribeOptions } from "/static/stakes.js";
 import {
   columnInfo, directEncounter, gamesCount, pointsCount, pointsSettled, ptsLabel, rankLocked, rankingOrder, whyAbove,
@@ -56,10 +56,10 @@ function renderMeta() {
   const total = payload.rounds * Math.floor(n / 2);
   fill(
     $("meta"),
-    el("span", null, tn("spectator.meta.players", "{n} player", "{n} players", { n }), " · ",
+    payload.teams ? teamMeta(payload) : [el("span", null, tn("spectator.meta.players", "{n} player", "{n} players", { n }), " · ",
       tn("spectator.meta.rounds", "{n} round", "{n} rounds", { n: payload.rounds })),
     round ? el("span", null, " · ", t("spectator.meta.round", "round {round}", { round })) : null,
-    el("span", null, " · ", tn("spectator.meta.games", "{n} of {total} games played", "{n} of {total} games played", { n: payload.games_played, total }), " · "),
+    el("span", null, " · ", tn("spectator.meta.games", "{n} of {total} games played", "{n} of {total} games played", { n: payload.games_played, total }), " · ")],
     el("span", { class: payload.provisional ? "badge prov-badge" : "badge final-badge", title: provisionalWords(payload) },
       payload.provisional ? t("spectator.meta.provisional", "provisional ({basis})", { basis: basisName(payload.basis) }) : t("spectator.meta.final", "final")),
     payload.rules ? el("span", { class: "badge rules-badge", title: t("page.rules_edition", "tie-breaks per FIDE C.07, {edition} edition", { edition: payload.rules }) },

@@ -6,7 +6,7 @@
 // Names are text nodes (el/fill): nothing from the server is ever written as HTML.
 
 import { el, fill, fmt, resultWords } from "/static/live.js";
-import { t } from "/static/i18n.js";
+import { t, tn } from "/static/i18n.js";
 
 /** Short result symbols for a board (a forfeit as +/−); the title says it in words. */
 const RESULT_SYMBOLS = { "1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−" };
@@ -83,6 +83,18 @@ function matchCard(payload, match, names) {
         el("span", { class: "result", title: b.result ? resultWords(b.result) : t("teams.pending", "to play") },
           b.result ? RESULT_SYMBOLS[b.result] ?? b.result : "·"),
         el("span", { class: "black" }, names(b.black))))));
+}
+
+/**
+ * The spectator page's count line for a team event: teams, the latest round with a board in, the board games
+ * in (the players' count and the individual round robin's rounds and games say nothing about a team event).
+ */
+export function teamMeta(payload) {
+  const round = Math.max(0, ...(payload.matches || []).map((m) => m.round));
+  return el("span", null,
+    tn("teams.meta.teams", "{n} team", "{n} teams", { n: payload.teams.length }),
+    round ? ` · ${t("spectator.meta.round", "round {round}", { round })}` : "",
+    " · ", tn("teams.meta.games", "{n} board game played", "{n} board games played", { n: payload.games_played }), " · ");
 }
 
 /** The match cards, the latest round first. */
