@@ -68,9 +68,13 @@ def check_team_rows(
     assert updates[0]["seq"] == 1 and updates[0]["teams"][0]["match_points"] == 0, "the opening carries the teams"
     assert [row["team"] for row in updates[0]["teams"]] == list(range(1, 13))
     assert updates[-1]["teams"] == expected
-    assert rebuilt(tid, deltas)["teams"] == expected
+    held = rebuilt(tid, deltas)
+    assert held["teams"] == expected
     moved = [m for m in deltas[1:] if "teams" in m]
     assert 1 < len(moved) < len(deltas), "a delta carries the team rows only when they changed"
+    # the matches: rebuilt from deltas that carry only the rounds whose matches changed
+    assert held["matches"] == updates[-1]["matches"] and len(held["matches"]) == 11
+    assert all(len(m.get("matches", ())) <= 1 for m in deltas[2:]), "a board result changes one round's matches"
 
 
 def http_json(base: str, path: str) -> Any:

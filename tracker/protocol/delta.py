@@ -77,8 +77,11 @@ class DeltaMessage(EventFields):
     summary_said: NotRequired[list[SaidJSON]]
     #: a team event's team rows, whole, when any of them changed
     teams: NotRequired[list[TeamRowJSON]]
-    #: a team event's matches, whole, when any of them changed
+    #: a team event's matches: only the rounds whose matches changed (each replaces its round)
     matches: NotRequired[list[RoundMatchesJSON]]
+    #: every round of ``matches`` in order, only when the set of rounds changed (a void took a round's
+    #: last board away): the rounds not listed are dropped
+    match_rounds: NotRequired[list[int]]
     rows: list[DeltaRowJSON]
     order: NotRequired[list[int]]
     digest: int
@@ -306,11 +309,32 @@ def diff_standings(
                 change[key] = value
         if change is not None and len(change) > 1:
             rows.append(change)
+    if "matches" in top:
+        top.update(_matches_diff(previous.get("matches") or [], new["matches"]))
     order = [row["start_no"] for row in new["standings"]]
     same = len(order) == len(old_rows) and all(
         a == b["start_no"] for a, b in zip(order, previous.get("standings", ()), strict=False)
     )
     return top, rows, None if same else order
+
+
+def _matches_diff(old: list[Any], new: list[Any]) -> dict[str, Any]:
+    """A team event's ``matches`` in a delta: the rounds that changed (a board result changes one round, not
+    the 25 KB of every match of a 12-team event), and ``match_rounds`` when the set of rounds changed."""
+    before = {entry["round"]: entry for entry in old}
+    diff: dict[str, Any] = {"matches": [entry for entry in new if before.get(entry["round"]) != entry]}
+    rounds = [entry["round"] for entry in new]
+    if rounds != [entry["round"] for entry in old]:
+        diff["match_rounds"] = rounds
+    return diff
+
+
+def _patched_matches(old: list[Any], delta: Mapping[str, Any]) -> list[Any]:
+    """``old`` matches with a delta's changed rounds put in (see :func:`_matches_diff`)."""
+    by_round = {entry["round"]: entry for entry in old}
+    by_round.update((entry["round"], entry) for entry in delta.get("matches", ()))
+    rounds = delta.get("match_rounds")
+    return [by_round[r] for r in (rounds if rounds is not None else sorted(by_round))]
 
 
 def update_delta(previous: Mapping[str, Any], new: Mapping[str, Any], message: bytes, digest: int) -> bytes:
@@ -365,6 +389,8 @@ def apply_delta(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[s
             payload[key] = value
     payload["tournament"] = delta["tournament"]
     payload["seq"] = delta["seq"]
+    if "matches" in delta or "match_rounds" in delta:
+        payload["matches"] = _patched_matches(previous.get("matches") or [], delta)
     rows = {row["start_no"]: row for row in previous.get("standings", ())}
     for change in delta["rows"]:
         start_no = change["start_no"]
@@ -387,7 +413,9 @@ def apply_delta(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[s
 
 
 #: Keys of a delta that are not standings fields.
-_DELTA_ONLY: Final = frozenset(("delta", *EVENT_FIELDS, "summary_said", "rows", "order", "digest"))
+_DELTA_ONLY: Final = frozenset(
+    ("delta", *EVENT_FIELDS, "summary_said", "rows", "order", "digest", "matches", "match_rounds")
+)
 
 
 def full_update(payload: Mapping[str, Any], delta: Mapping[str, Any]) -> bytes:

@@ -234,7 +234,7 @@ export function shortName(name) {
 /** Keys of a delta that are not standings fields (the event's fields and the delta's own). */
 const DELTA_ONLY = new Set([
   "type", "delta", "tournament", "seq", "standings", "event", "changed", "reached", "fell",
-  "qualification", "summary", "summary_said", "rows", "order", "digest",
+  "qualification", "summary", "summary_said", "rows", "order", "digest", "matches", "match_rounds",
 ]);
 const EVENT_FIELDS = ["event", "changed", "reached", "fell", "qualification", "summary", "summary_said"];
 
@@ -244,6 +244,12 @@ export function applyDelta(previous, delta) {
   for (const [key, value] of Object.entries(delta)) if (!DELTA_ONLY.has(key)) next[key] = value;
   next.tournament = delta.tournament;
   next.seq = delta.seq;
+  if (delta.matches || delta.match_rounds) {  // a team event: only the rounds whose matches changed
+    const byRound = new Map((previous.matches || []).map((entry) => [entry.round, entry]));
+    for (const entry of delta.matches || []) byRound.set(entry.round, entry);
+    const rounds = delta.match_rounds || [...byRound.keys()].sort((a, b) => a - b);
+    next.matches = rounds.map((r) => byRound.get(r));
+  }
   const rows = new Map((previous.standings || []).map((row) => [row.start_no, row]));
   for (const change of delta.rows || []) {
     const old = rows.get(change.start_no);
