@@ -21,7 +21,7 @@ from typing import Final
 
 import pytest
 
-from tracker.core.apply import step
+from tracker.core.apply import fold, step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import (
     DEFAULT_TIEBREAKS,
@@ -126,6 +126,14 @@ class Case:
         t = None
         for event in [*self.events, *extra]:
             t, _ = step(t, event)
+        assert t is not None
+        return t
+
+    def rebuilt(self, extra: Iterable[Event] = ()) -> Tournament:
+        """The same tournament folded in one batch, its sums computed once from the entries (the path a file
+        takes; test_incremental.py holds it equal to :meth:`tournament`'s event by event): what the brute
+        force ranks, for each of its thousands of outcomes, at half the cost of stepping every event."""
+        t = fold([*self.events, *extra])
         assert t is not None
         return t
 
@@ -250,7 +258,7 @@ def brute_force(case: Case) -> Truth:
     truth = Truth(line=case.win * case.line_games / 2)
     for outcome in itertools.product(*case.options()):
         extra = [ResultRecorded(_id(), TID, r, w, b, res) for (r, w, b), res in zip(case.pending, outcome, strict=True)]
-        truth.observe(outcome, standings(case.tournament(extra)))
+        truth.observe(outcome, standings(case.rebuilt(extra)))
     return truth
 
 

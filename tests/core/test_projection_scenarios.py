@@ -53,7 +53,7 @@ def completed(case: Case, scenario: Scenario) -> Standings:
     for g in scenario:
         r = g.round if g.round is not None else next(r for r, w, b in case.pending if {w, b} == {g.white, g.black})
         extra.append(ResultRecorded(_id(), TID, r, g.white, g.black, g.result))
-    s = standings(case.tournament(extra))
+    s = standings(case.rebuilt(extra))
     assert not s.provisional
     return s
 
@@ -87,7 +87,7 @@ def check_lines(p: Projection, case: Case) -> None:
     seen: dict[tuple[int, int], set[str]] = {}
     for outcome in itertools.product(*case.options()):
         extra = [ResultRecorded(_id(), TID, r, w, b, res) for (r, w, b), res in zip(case.pending, outcome, strict=True)]
-        s = standings(case.tournament(extra))
+        s = standings(case.rebuilt(extra))
         for row in s.rows:
             for places, _ in p.lines:
                 if p.playoff and places == 1:
