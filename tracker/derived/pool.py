@@ -21,7 +21,8 @@ for its time or its memory ends nobody else's) and the queue.  Its
 dispatcher hands the next job to the next free worker: the lowest priority
 class first (arbiters' projections before spectators' stakes and live
 chances), then the cheapest: a job is priced by what its kind measured last
-for that tournament (a moving average of seconds; before any measurement,
+for that tournament (a moving average of the CPU seconds its jobs took in
+the worker, which a busy machine does not stretch; before any measurement,
 its kind's estimate from the tournament, e.g. from the games still open),
 less the time it has waited, so a small tournament is not stuck behind
 three big ones and a big one still gets its turn.  Workers are kept in
@@ -30,9 +31,23 @@ projection never waits behind a spectator's stakes), the one before it
 also cheap spectators' jobs (priced under :data:`CHEAP` seconds), and an
 expensive spectators' job needs a third one free: a spectator's small
 tournament always has a worker, whatever the big ones cost.  The time
-limit counts only a job's own running time, not its wait.  A job whose
-tournament nobody wants any more is dropped, or cancelled while it runs
-(its worker is killed and replaced).
+limit counts only a job's own running time, not its wait nor its worker's
+start.
+
+Whether anybody wants a job flips with any client's subscribes, so it never
+restarts one.  A job whose tournament nobody wants any more is dropped
+before it starts; once started, an arbiters' job is cancelled when its last
+arbiter leaves (its worker is killed), but a spectators' job runs to its
+end, bounded by the time limit, and its result is kept for its seq.
+Cancelling those too let one connection that re-subscribes, or subscribes
+and unsubscribes, in a loop kill a big tournament's stakes job and its
+worker at each flip and start both again at the next join: a stream of
+process starts that held a small tournament's stakes up to 18 s (issue 37).
+So joins start nothing while the current seq has a job queued, running, done
+or failed, whatever they flip.  Processes are started ahead of need: a
+killed worker (past its limits, or cancelled) at once, and one free worker
+whenever a spectators' job takes another; a job goes to a free worker whose
+process runs before one that must start.
 """
 
 from __future__ import annotations
@@ -195,7 +210,7 @@ class Pool:
     _free: list[WorkerProcess] = field(default_factory=list)
     _wake: asyncio.Event | None = None
     _dispatcher: asyncio.Task[None] | None = None
-    _jobs: set[asyncio.Task[None]] = field(default_factory=set)
+    _jobs: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.workers = [WorkerProcess(self.limits) for _ in range(max(2, self.limits.projection_workers))]
@@ -254,15 +269,38 @@ class Pool:
                 since, slot.queued_at = slot.queued_at, None
                 assert since is not None
                 slot.running = True
-                worker = self._free.pop()
+                worker = self._take()
+                if runner.priority != ARBITERS:
+                    self._keep_one_ready()
                 task = asyncio.create_task(
                     self._run(runner, tournament, worker, since), name=f"{runner.kind}-{tournament}"
                 )
                 self._jobs.add(task)
                 task.add_done_callback(self._jobs.discard)
 
+    def _take(self) -> WorkerProcess:
+        """A free worker for the next job: one whose process runs, else one whose process starts, else any."""
+        for ready in (lambda w: w.pid is not None, lambda w: w.started):
+            for k in range(len(self._free) - 1, -1, -1):
+                if ready(self._free[k]):
+                    return self._free.pop(k)
+        return self._free.pop()
+
+    def _keep_one_ready(self) -> None:
+        """A spectators' job took a worker: unless a free one has a process (running or starting), start one now,
+        so that the next cheap job (a small tournament's stakes) does not wait for a process to start."""
+        if self._free and not any(w.started for w in self._free):
+            self._start(self._free[-1])
+
+    def _start(self, worker: WorkerProcess) -> None:
+        """Start ``worker``'s process in the background (a job that takes it meanwhile waits for the same start)."""
+        task = asyncio.create_task(worker.start(), name="derived-worker-start")
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
+
     async def _run(self, runner: Runner[Any, Any], tournament: str, worker: WorkerProcess, since: float) -> None:
         slot = runner.slot(tournament)
+        ran = False
         try:
             state = runner.state(tournament)
             if state is None or not runner.wanted(tournament) or slot.failed_seq == runner.version(state):
@@ -273,12 +311,16 @@ class Pool:
             if slot.done_seq >= runner.version(state):
                 return  # another runner's job answered for this version (Runner.done)
             seq, version = state.seq, runner.version(state)
+            ran = await worker.start()  # before the clock starts: a worker's start is not the job's price
+            if not ran:
+                return  # logged; the next update or join queues the job again
             slot.started = asyncio.get_running_loop().time()
             started = time.perf_counter()
             result = await self._watched(runner, tournament, worker, state)
-            spent = time.perf_counter() - started
             if result is _UNWANTED:
                 return
+            # its CPU time when it ended (a busy machine stretches a small job's wall time past CHEAP), else the wall
+            spent = worker.cpu_seconds if result is not None else time.perf_counter() - started
             slot.price = _ALPHA * spent + (1 - _ALPHA) * slot.price if slot.measured else spent
             slot.measured = True
             slot.done_seq = max(slot.done_seq, version)
@@ -290,6 +332,8 @@ class Pool:
         finally:
             slot.running = False
             self._free.append(worker)
+            if ran and worker.pid is None:  # killed (past its limits, or cancelled): started again at once
+                self._start(worker)
             if slot.again:
                 slot.again = False
                 runner.updated(tournament)
@@ -297,10 +341,11 @@ class Pool:
                 self._wake.set()
 
     async def _watched(self, runner: Runner[Any, Any], tournament: str, worker: WorkerProcess, state: Any) -> Any:
-        """``runner.compute(state)`` on ``worker``, cancelled (worker killed) once nobody wants it."""
+        """``runner.compute(state)`` on ``worker``; an arbiters' job is cancelled (worker killed) once nobody wants it,
+        a spectators' job runs to its end (see the module docstring)."""
         work = asyncio.create_task(worker.run(runner.compute, state, kind=runner.kind))
         try:
-            while runner.wanted(tournament):
+            while runner.priority != ARBITERS or runner.wanted(tournament):
                 done, _ = await asyncio.wait({work}, timeout=POLL)
                 if done:
                     return work.result()

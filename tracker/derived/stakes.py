@@ -14,8 +14,10 @@ same state always gives the same estimate) and the insight the cues
 compare, encoded in the worker; the server keeps the last result per
 tournament, compares, and hands the bytes to the hub, which sends them
 without waiting (and after each subscriber's spoiler delay).  A seq is
-computed once: a subscriber who joins gets what exists, and a computation
-that failed for a seq is not tried again for it.  Nothing is computed for a
+computed once: a subscriber who joins gets what exists, a computation
+that failed for a seq is not tried again for it, and one that started
+runs to its end even when its last subscriber leaves (its result is kept
+for the next one: joins and unsubscribes in a loop never restart it).  Nothing is computed for a
 tournament nobody asks stakes (or live boards) of.  While an arbiter
 watches, the projection's search answers the stakes too (:meth:`StakesFeed.found`);
 each search starts from the tournament's last one (:mod:`tracker.derived.search`).

@@ -120,15 +120,17 @@ class Work(Protocol):
 W = TypeVar("W", bound=Work)
 
 
-def _in_worker(job: Callable[[W], T], state: bytes) -> T | None:
-    """Runs ``job`` on the pickled tournament in the worker process; ``None`` when it ran out of memory."""
+def _in_worker(job: Callable[[W], T], state: bytes) -> tuple[T | None, float]:
+    """Runs ``job`` on the pickled tournament in the worker process: its result (``None`` when it ran out of
+    memory) and the CPU seconds it took."""
+    started = time.process_time()
     try:
-        return job(pickle.loads(state))
+        return job(pickle.loads(state)), time.process_time() - started
     except MemoryError:
         pass
     # outside the handler the traceback, and with it the projection's memory, is released: the
     # answer can be sent (formatting that traceback for the parent would itself run out of memory)
-    return None
+    return None, time.process_time() - started
 
 
 def projection_job(state: Tournament) -> bytes:
@@ -174,11 +176,18 @@ class WorkerProcess:
         self.limits = limits if limits is not None else Limits()
         self._pool: ProcessPoolExecutor | None = None
         self._pid: int | None = None
+        self._starting: asyncio.Future[int] | None = None  # the process's start, its pid once it answers
+        self.cpu_seconds = 0.0  # what the last job took of the worker's CPU (its cost, whatever the machine's load)
 
     @property
     def pid(self) -> int | None:
         """The worker process's id while one runs."""
         return self._pid
+
+    @property
+    def started(self) -> bool:
+        """Whether a worker process runs or is starting (since the last :meth:`close`)."""
+        return self._pool is not None
 
     async def project(self, state: Tournament) -> Projection | None:
         """The projection of ``state``, or ``None`` when it could not be had.
@@ -205,7 +214,9 @@ class WorkerProcess:
         try:
             pool = await self._started()
             async with asyncio.timeout(self.limits.projection_seconds):
-                result = await asyncio.get_running_loop().run_in_executor(pool, _in_worker, job, payload)
+                result, self.cpu_seconds = await asyncio.get_running_loop().run_in_executor(
+                    pool, _in_worker, job, payload
+                )
             if result is not None:
                 return result
             why = f"needed more than its {self.limits.projection_memory >> 20} MiB"
@@ -223,6 +234,21 @@ class WorkerProcess:
         self.close()
         return None
 
+    async def start(self) -> bool:
+        """Start the worker process unless it runs (while it starts, wait for that start); ``False`` when it did
+        not answer within :data:`START_TIMEOUT` or could not be spawned (a warning logged; the next job tries again).
+
+        :class:`~tracker.derived.pool.Pool` starts a worker before it times a job (a start is not the job's
+        price) and starts a killed one again at once, so that the next job finds it running.
+        """
+        try:
+            await self._started()
+        except (TimeoutError, BrokenProcessPool, OSError) as exc:
+            log.warning("a worker process did not start: %s", exc or type(exc).__name__)
+            self.close()
+            return False
+        return True
+
     async def _started(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
@@ -236,12 +262,18 @@ class WorkerProcess:
             # KeyboardInterrupt either (see _start_worker)
             blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
-                started = asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)  # spawns it, now
+                self._starting = asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)  # spawns it, now
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        pool, starting = self._pool, self._starting
+        if self._pid is None and starting is not None:
+            # shielded: every caller waits for the same start, and one that gives up does not stop it for the others
             async with asyncio.timeout(START_TIMEOUT):
-                self._pid = await started
-        return self._pool
+                pid = await asyncio.shield(starting)
+            if self._starting is not starting:
+                raise BrokenProcessPool("the worker process was stopped while it started")
+            self._pid = pid
+        return pool
 
     def close(self, *, wait: bool = False) -> None:
         """Kill the worker process (a projection under way is abandoned); the next projection starts another.
@@ -249,7 +281,7 @@ class WorkerProcess:
         With ``wait``, return once the process is reaped (blocks: call it in a thread).
         """
         pool, pid = self._pool, self._pid
-        self._pool = self._pid = None
+        self._pool = self._pid = self._starting = None
         if pid is not None:
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
