@@ -73,7 +73,7 @@ chaos: $(VENV)/.installed
 	$(PY) -m pytest -q -m chaos -p no:cacheprovider tests/chaos
 
 screenshots: $(VENV)/.installed browser
-	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py tests/web/test_stakes_pages.py tests/web/test_live_pages.py tests/web/test_i18n_pages.py -k 'screenshots or stakes or cue or live or progress'
+	TRACKER_SCREENSHOTS=docs/img $(PY) -m pytest -q -p no:cacheprovider tests/web/test_browser.py tests/web/test_stakes_pages.py tests/web/test_live_pages.py tests/web/test_i18n_pages.py tests/web/test_team_pages.py -k 'screenshots or stakes or cue or live or progress or team_table'
 
 # checkov in a virtual environment of its own: it pins packaging<24, which pytest (packaging>=24) cannot share
 $(CHECKOV_VENV)/.installed: deploy/checkov-requirements.txt

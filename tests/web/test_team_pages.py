@@ -9,8 +9,10 @@ its own (no parameter) and the players' table with ``view=players``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -117,7 +119,7 @@ def spectator(pages: Pages, team: Team, query: str = "") -> Any:
 
 
 def test_the_spectator_page_shows_the_team_table_and_match_cards_and_follows_a_board_result(
-    pages: Pages, team: Team
+    pages: Pages, team: Team, tmp_path: Path
 ) -> None:
     page = spectator(pages, team, "?lang=en")
     payload = standings_of(team.tracker, team.tid)
@@ -131,6 +133,10 @@ def test_the_spectator_page_shows_the_team_table_and_match_cards_and_follows_a_b
     assert meta.startswith(f"{len(payload['teams'])} teams · round 3 · {payload['games_played']} board games played"), (
         meta
     )
+    img = Path(os.environ.get("TRACKER_SCREENSHOTS") or tmp_path / "img")  # the README's picture (make screenshots)
+    img.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(img / "teams.png"), full_page=True)
+    assert (img / "teams.png").stat().st_size > 10_000
 
     with arbiter_of(team.tracker) as arbiter:
         seq = arbiter.submit(team.last)
