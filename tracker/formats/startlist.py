@@ -280,10 +280,7 @@ def berger_tournament(
         raise FormatError(path, 0, exc.reason) from None
     table = berger_schedule(len(players), cycles)
     tid = slug(name)
-    records = ["192 FIDE_DOUBLEROUNDROBIN" if cycles == 2 else "192 FIDE_ROUNDROBIN"]
-    if start_date:
-        records.append(f"042 {start_date}")
-    records += xxk_records(ks or {})  # the start list's K factors (tracker's XXK record, for the rating change)
+    records = _records(cycles, start_date, ks)
     opened = TournamentOpened(
         id=f"{tid}/opened",
         tournament=tid,
@@ -303,6 +300,15 @@ def berger_tournament(
     ]
     tf, _ = checked_file(path, opened, byes, {})
     return tf
+
+
+def _records(cycles: int, start_date: str, ks: Mapping[int, int] | None, teams: tuple[str, ...] = ()) -> list[str]:
+    """A new round robin's records: ``192`` (the format), the team records, ``042`` when dated, and the start
+    list's K factors (tracker's ``XXK``, for the rating change)."""
+    records = ["192 FIDE_DOUBLEROUNDROBIN" if cycles == 2 else "192 FIDE_ROUNDROBIN", *teams]
+    if start_date:
+        records.append(f"042 {start_date}")
+    return records + xxk_records(ks or {})
 
 
 def berger_team_tournament(
@@ -342,12 +348,8 @@ def berger_team_tournament(
                 pairs.append((first[k], second[k]) if colours[k] == "W" else (second[k], first[k]))
         schedule.append(tuple(pairs))
     tid = slug(name)
-    records = ["192 FIDE_DOUBLEROUNDROBIN" if cycles == 2 else "192 FIDE_ROUNDROBIN"]
-    records += [f"013 {t.name:<{TEAM_NAME_WIDTH}}" + "".join(f"{p:>4} " for p in t.players).rstrip() for t in teams]
-    records.append(f"352 {colours}")
-    if start_date:
-        records.append(f"042 {start_date}")
-    records += xxk_records(ks or {})
+    team_records = [f"013 {t.name:<{TEAM_NAME_WIDTH}}" + "".join(f"{p:>4} " for p in t.players).rstrip() for t in teams]
+    records = _records(cycles, start_date, ks, (*team_records, f"352 {colours}"))
     opened = TournamentOpened(
         id=f"{tid}/opened",
         tournament=tid,

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.core.test_team_standings import berger  # the team round robin pairings both tests play
 from tracker.core.events import GameResult, ResultRecorded
 from tracker.core.projection import Scenario
 from tracker.core.teams.projection import TeamProjection, board_stakes, project_teams
@@ -54,24 +55,6 @@ ORDERS = [
     ("GPTS",),
 ]
 TEAM_RR = Path(__file__).resolve().parents[2] / "data" / "team-rr"
-
-
-def berger(n: int) -> list[list[tuple[int, int | None]]]:
-    """Round robin pairings of ``n`` teams (circle method; ``None`` is the free round of an odd n)."""
-    ids: list[int | None] = list(range(n)) + ([None] if n % 2 else [])
-    m = len(ids)
-    rounds = []
-    for r in range(m - 1):
-        pairs: list[tuple[int, int | None]] = []
-        for k in range(m // 2):
-            a, b = ids[k], ids[m - 1 - k]
-            if a is None:
-                a, b = b, a
-            assert a is not None
-            pairs.append((a, b) if (r + k) % 2 == 0 or b is None else (b, a))
-        rounds.append(pairs)
-        ids = [ids[0], ids[-1], *ids[1:-1]]
-    return rounds
 
 
 @dataclass
