@@ -43,6 +43,7 @@ import msgspec
 
 from tracker.core.errors import FormatError
 from tracker.core.events import Event, Format, GameResult, Player, ResultRecorded, TeamEntry, Teams, TournamentOpened
+from tracker.core.schedule import rounds_needed
 from tracker.formats.base import TournamentFile, check_characters, checked_file, file_stem, game_id, tournament_id_for
 
 _RESULTS: Final[dict[str, GameResult | None]] = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "*": None}
@@ -274,18 +275,17 @@ def _teams_of(games: list[_Game], details: dict[str, _Details], number: dict[str
     for g in games:
         rounds_of.setdefault(frozenset((g.white_team.casefold(), g.black_team.casefold())), set()).add(g.round)
     twice = any(len(rounds) > 1 for rounds in rounds_of.values())
-    n = len(entries)
-    single = n - 1 if n % 2 == 0 else n
     last = max(g.round for g in games)
-    cycles = 2 if twice or last > single else 1
-    return Teams(teams=tuple(entries), rounds=max(last, single * cycles), cycles=cycles)
+    cycles = 2 if twice or last > rounds_needed(len(entries), 1) else 1
+    return Teams(teams=tuple(entries), rounds=max(last, rounds_needed(len(entries), cycles)), cycles=cycles)
 
 
 def _paired(games: list[_Game], number: dict[str, int], last: int) -> tuple[tuple[tuple[int, int], ...], ...]:
     """The board pairings the file gives per round, unfinished games included (a team event's schedule)."""
-    return tuple(
-        tuple(sorted((number[g.white], number[g.black]) for g in games if g.round == r)) for r in range(1, last + 1)
-    )
+    by_round: dict[int, list[tuple[int, int]]] = {}
+    for g in games:
+        by_round.setdefault(g.round, []).append((number[g.white], number[g.black]))
+    return tuple(tuple(sorted(by_round.get(r, ()))) for r in range(1, last + 1))
 
 
 def _note(d: _Details, headers: chess.pgn.Headers, colour: str, line: int) -> None:
