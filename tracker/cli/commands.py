@@ -31,6 +31,7 @@ from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
 from tracker.core.events import Line, Rules, Teams
 from tracker.core.standings import standings
+from tracker.core.teams import TeamSetup
 from tracker.core.teams.standings import team_standings
 from tracker.core.teams.tiebreaks import parse_team_tiebreaks
 from tracker.core.tiebreaks import parse_code_list, parse_tiebreak, parse_tiebreaks, rule_of
@@ -110,14 +111,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
         if team_table is not None:
             print_team_table(team_table, table.name, console, of(args))
         print_table(table, console, state, of(args))
-    if args.project and teams is not None:
-        from tracker.cli.teams import print_team_projection
-        from tracker.core.teams.projection import project_teams
-
-        names = {pl.start_no: pl.name for pl in state.opened.players}
-        print_team_projection(project_teams(state, teams, team_codes), names, console, of(args))
-        return 0
-    return 0 if not args.project else _project(state, args)
+    return 0 if not args.project else _project(state, args, teams, team_codes)
 
 
 def notes_in(tf: TournamentFile, lang: Catalogue) -> list[str]:
@@ -230,7 +224,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             ks=start_list_k(text, args.players),
         )
     elif args.boards:
-        raise TrackerError(f"{args.players}: --boards is for a team start list, and no player here has a team")
+        raise TrackerError(say(words.NEW_BOARDS_WITHOUT_TEAMS(file=args.players), of(args)))
     else:
         tf = berger_tournament(
             players,
@@ -276,7 +270,17 @@ def _names_tiebreaks(path: str) -> bool:
         return any(line.startswith(("202 ", "212 ")) for line in f)
 
 
-def _project(state: Tournament, args: argparse.Namespace) -> int:
+def _project(
+    state: Tournament, args: argparse.Namespace, teams: TeamSetup | None = None, codes: tuple[str, ...] | None = None
+) -> int:
+    """The projection's tables: the teams' rank ranges for a team event, else the players' Koya projection."""
+    if teams is not None:
+        from tracker.cli.teams import print_team_projection
+        from tracker.core.teams.projection import project_teams
+
+        names = {pl.start_no: pl.name for pl in state.opened.players}
+        print_team_projection(project_teams(state, teams, codes), names, console, of(args))
+        return 0
     from tracker.cli.projection import print_projection
 
     print_projection(state, console, of(args))

@@ -107,6 +107,9 @@ NEW_ROUNDS: Final = plural("cli.new.rounds", "{n} round", "{n} rounds")
 NEW_WRITTEN: Final = phrase(
     "cli.new.written", "{players:phrase}, {rounds:phrase} (FIDE Berger tables) written to {file}"
 )
+NEW_BOARDS_WITHOUT_TEAMS: Final = phrase(
+    "cli.new.boards_without_teams", "{file}: --boards is for a team start list, and no player here has a team"
+)
 NEW_TEAMS: Final = plural("cli.new.teams", "{n} team", "{n} teams")
 NEW_WRITTEN_TEAMS: Final = phrase(
     "cli.new.written.teams",
