@@ -17,7 +17,6 @@ container's output parses every line of it.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import logging
@@ -28,24 +27,34 @@ from typing import Final, TextIO
 
 from pythonjsonlogger.json import JsonFormatter
 
+from tracker.cli.parsers import Parser
+from tracker.core.phrases import phrase
+
 FORMATS: Final = ("text", "json")
 LEVELS: Final = ("debug", "info", "warning", "error")
 TEXT: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def log_options(p: argparse.ArgumentParser, *, level: str = "warning") -> None:
+def log_options(p: Parser, *, level: str = "warning") -> None:
     """``--log-level`` and ``--log-format``; their defaults from ``TRACKER_LOG_LEVEL`` and ``TRACKER_LOG_FORMAT``."""
     p.add_argument(
         "--log-level",
         choices=LEVELS,
         default=os.environ.get("TRACKER_LOG_LEVEL", level).lower(),
-        help=f"what is logged (default {level}, or TRACKER_LOG_LEVEL)",
+        help=p.help(
+            phrase("cli.help.log_level", "what is logged (default {level}, or TRACKER_LOG_LEVEL)"), level=level
+        ),
     )
     p.add_argument(
         "--log-format",
         choices=FORMATS,
         default=os.environ.get("TRACKER_LOG_FORMAT", "text").lower(),
-        help="text lines, or one JSON object per line for a log pipeline (default text, or TRACKER_LOG_FORMAT)",
+        help=p.help(
+            phrase(
+                "cli.help.log_format",
+                "text lines, or one JSON object per line for a log pipeline (default text, or TRACKER_LOG_FORMAT)",
+            )
+        ),
     )
 
 

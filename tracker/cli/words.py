@@ -8,7 +8,7 @@ they are. JSON output never goes through here: its words are a contract, in Engl
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Final
 
@@ -51,6 +51,28 @@ def asked_language(text: str, environ: Mapping[str, str]) -> str:
 def chosen(asked: str | None, environ: Mapping[str, str]) -> Catalogue:
     """The catalogue the CLI speaks: ``--lang`` when given, else the environment's, else English."""
     return language(asked or environment_language(environ))
+
+
+def argv_language(argv: Sequence[str], environ: Mapping[str, str]) -> Catalogue:
+    """The language of the parser (its ``--help`` and refusals), chosen before there is one to parse ``argv``.
+
+    The last ``--lang CODE`` or ``--lang=CODE`` before a ``--``, as the parser will read it, else the
+    environment's; a code tracker does not speak counts as none here (the parser refuses it, in the environment's
+    language).
+    """
+    asked = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            asked = argv[i + 1]
+        elif arg.startswith("--lang="):
+            asked = arg.removeprefix("--lang=")
+    try:
+        code = asked_language(asked, environ) if asked else None
+    except argparse.ArgumentTypeError:
+        code = None
+    return chosen(code, environ)
 
 
 def say(said: Said, lang: Catalogue) -> str:
