@@ -70,12 +70,18 @@ def test_tracker_check_names_a_de_as_a_place(tmp_path: Path, capsys: pytest.Capt
     assert f"{wrong.name} ({wrong.start_no}): DE 2nd in the official standings, 1st computed" in out, out
 
 
-@pytest.mark.parametrize("form", ["table", "json", "trf"])
-def test_standings_into_a_pipe_that_closes_says_nothing(form: str, tmp_path: Path) -> None:
-    big = tmp_path / "big.trf"
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 300-player start list (44,850 pairings; its JSON and TRF are far past a pipe's buffer), made once."""
+    where = tmp_path_factory.mktemp("big")
     players = "\n".join(f"Player, Number {k} {2000 + k}" for k in range(1, 301))
-    (tmp_path / "players.txt").write_text(players, encoding="utf-8")
-    assert main(["new", str(tmp_path / "players.txt"), "--name", "Big", "-o", str(big)]) == 0
+    (where / "players.txt").write_text(players, encoding="utf-8")
+    assert main(["new", str(where / "players.txt"), "--name", "Big", "-o", str(where / "big.trf")]) == 0
+    return where / "big.trf"
+
+
+@pytest.mark.parametrize("form", ["table", "json", "trf"])
+def test_standings_into_a_pipe_that_closes_says_nothing(form: str, big: Path) -> None:
     reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     writer = subprocess.run(
         [*CLI, "standings", str(big), "--format", form], stdout=reader.stdin, stderr=subprocess.PIPE, timeout=120
