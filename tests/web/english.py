@@ -16,9 +16,16 @@ from tracker.i18n.catalogue import language
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
-#: What the page shows besides its text: the attributes a person reads or hears.
+#: What the page shows besides its text: the attributes a person reads or hears. Text marked as written in another
+#: language (the language menu's own names, ``<option lang="de">Deutsch</option>``) is that language's, not left over.
 PAGE_WORDS_JS = """() => {
-  const texts = [document.body.innerText, document.title];
+  const pageLang = document.documentElement.lang;
+  let body = document.body.innerText;
+  for (const el of document.body.querySelectorAll('[lang]')) {
+    const own = el.textContent.trim();
+    if (own && el.lang !== pageLang) body = body.split(own).join(' ');
+  }
+  const texts = [body, document.title];
   for (const el of document.querySelectorAll('[title],[aria-label],[placeholder],[alt]')) {
     for (const name of ['title', 'aria-label', 'placeholder', 'alt']) {
       const value = el.getAttribute(name);
