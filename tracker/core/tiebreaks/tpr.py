@@ -29,6 +29,8 @@ GAME_SCORE: Final[dict[str, Fraction]] = {
     "0": Fraction(0),
     "L": Fraction(0),
 }
+#: The same in halves (integers: summed per game, made a fraction once per player).
+GAME_HALVES: Final[dict[str, int]] = {code: int(2 * score) for code, score in GAME_SCORE.items()}
 
 
 def performance(t: Tournament, i: int) -> int | None:
@@ -42,8 +44,7 @@ def performance(t: Tournament, i: int) -> int | None:
     if not games:
         return None
     aro = average_rating([players[e.opponent].rating for e in games])
-    p = sum((GAME_SCORE[e.code] for e in games), Fraction(0)) / len(games)
-    return aro + dp_of(p)
+    return aro + dp_of(Fraction(sum(GAME_HALVES[e.code] for e in games), 2 * len(games)))
 
 
 def column(t: Tournament, tb: TieBreak) -> Column:

@@ -55,7 +55,7 @@ from tracker.core.crosstable import BYE, Entry, Tournament
 from tracker.core.events import Player
 from tracker.core.phrases import phrase
 from tracker.core.tiebreaks.tpr import performance
-from tracker.core.worth.tables import expected
+from tracker.core.worth.tables import expected_hundredths
 
 #: How a player's K was chosen (see the module docstring).
 KSource = Literal["start-list", "rule", "default"]
@@ -82,6 +82,7 @@ K_ASSUMED: Final = phrase(
 )
 
 _SCORE: Final[dict[str, Fraction]] = {"1": Fraction(1), "=": Fraction(1, 2), "0": Fraction(0)}
+_HALVES: Final[dict[str, int]] = {"1": 2, "=": 1, "0": 0}
 _XXK: Final = re.compile(r"^XXK\s+(\d{1,3})((?:\s+\d{1,4})+)\s*$")
 _YEAR: Final = re.compile(r"(\d{4})")
 _DATE: Final = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
@@ -191,8 +192,7 @@ def k_of(p: Player, given: int | None, year: int | None) -> tuple[int, KSource]:
     return 20, "rule"
 
 
-def _rated_games(t: Tournament, i: int) -> list[Entry]:
-    ratings = [p.rating for p in t.opened.players]
+def _rated_games(t: Tournament, i: int, ratings: Sequence[int]) -> list[Entry]:
     return [
         e
         for _, e in sorted(t.entries[i].items())
@@ -200,10 +200,13 @@ def _rated_games(t: Tournament, i: int) -> list[Entry]:
     ]
 
 
-def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) -> RatingChange:
+def rating_change(
+    t: Tournament, i: int, ks: Mapping[int, int] | None = None, ratings: Sequence[int] | None = None
+) -> RatingChange:
     """Player ``i``'s :class:`RatingChange` over the rated games recorded in ``t`` (see the module docstring).
 
-    ``ks`` is the start list's K per start number (default: read from ``t``'s records).
+    ``ks`` is the start list's K per start number (default: read from ``t``'s records); ``ratings`` the start
+    list's ratings in start-list order (default: read from ``t``).
     """
     players = t.opened.players
     p = players[i]
@@ -212,7 +215,7 @@ def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) ->
         return RatingChange(p.start_no, 0, None, None, 0, Fraction(0), Fraction(0), Fraction(0), None, tpr)
     given = (k_records(t.opened.records) if ks is None else ks).get(p.start_no)
     k, source = k_of(p, given, event_year(t.opened.records))
-    games = _rated_games(t, i)
+    games = _rated_games(t, i, [q.rating for q in players] if ratings is None else ratings)
     if games and k * len(games) > K_TIMES_GAMES:
         k = K_TIMES_GAMES // len(games)
     differences = [p.rating - players[e.opponent].rating for e in games]
@@ -223,8 +226,8 @@ def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) ->
             if d > CAP and (upgrade is None or d > differences[upgrade]):
                 upgrade = n
     capped = rule != RULE_2650 or p.rating < UNCAPPED_FROM
-    score = sum((_SCORE[e.code] for e in games), Fraction(0))
-    expectation = Fraction(0)
+    halves = sum(_HALVES[e.code] for e in games)
+    hundredths = 0  # Σ PD in hundredths: integers, one Fraction per value at the end
     for n, d in enumerate(differences):
         if capped and d < -CAP:
             counted = -CAP
@@ -232,16 +235,16 @@ def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) ->
             counted = CAP
         else:
             counted = d
-        expectation += expected(counted)
+        hundredths += expected_hundredths(counted)
     return RatingChange(
         start_no=p.start_no,
         rating=p.rating,
         k=k,
         k_from=source,
         games=len(games),
-        score=score,
-        expected=expectation,
-        change=k * (score - expectation),
+        score=Fraction(halves, 2),
+        expected=Fraction(hundredths, 100),
+        change=Fraction(k * (50 * halves - hundredths), 100),
         capped_round=None if upgrade is None else games[upgrade].round,
         performance=tpr,
     )
@@ -250,7 +253,8 @@ def rating_change(t: Tournament, i: int, ks: Mapping[int, int] | None = None) ->
 def rating_changes(t: Tournament) -> tuple[RatingChange, ...]:
     """Every player's :class:`RatingChange`, in start-list order."""
     ks = k_records(t.opened.records)
-    return tuple(rating_change(t, i, ks) for i in range(t.n))
+    ratings = [p.rating for p in t.opened.players]
+    return tuple(rating_change(t, i, ks, ratings) for i in range(t.n))
 
 
 def assumed(changes: Sequence[RatingChange]) -> list[int]:

@@ -57,6 +57,10 @@ def expected(difference: int) -> Fraction:
     400 is the caller's decision (B.02 §8.3.1 as in force on the event's date:
     :func:`tracker.core.worth.rating.cap_rule`).
     """
-    d = abs(difference)
-    pd = Fraction(50 + bisect_left(PD_UPPER, d), 100)
-    return pd if difference >= 0 else 1 - pd
+    return Fraction(expected_hundredths(difference), 100)
+
+
+def expected_hundredths(difference: int) -> int:
+    """:func:`expected` in hundredths (an integer: a player's expectation is summed over the games in these)."""
+    pd = 50 + bisect_left(PD_UPPER, abs(difference))
+    return pd if difference >= 0 else 100 - pd
