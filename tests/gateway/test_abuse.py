@@ -73,15 +73,16 @@ async def ping_bystander(url: str, pid: int, until: float, *, every: float = 0.1
     return rtts, peak
 
 
-def slower_than(baseline: list[float], during: list[float]) -> str | None:
+def slower_than(baseline: list[float], during: list[float], floor: float = 0.1) -> str | None:
     """Why the pings ``during`` something are too slow against their ``baseline`` just before (``None``: they are not).
 
     Nine in ten within ten times the slowest baseline ping, plus 100 ms, and every one within a second: a ratio
     from the same test, so a busy machine slows both (STYLE §17); the floor and the tenth let through a
     scheduler's hiccup on a two-core machine under load (a lone 240 ms ping beside two browsers' tests), the
-    second does not let through a starved bystander.
+    second does not let through a starved bystander.  ``floor`` (seconds) is the 100 ms: a test whose own work
+    legitimately holds the loop for tens of milliseconds per step raises it (and says why).
     """
-    limit = 10 * max(baseline) + 0.1
+    limit = 10 * max(baseline) + floor
     ranked = sorted(during)
     typical = ranked[max(0, math.ceil(0.9 * len(ranked)) - 1)]
     worst = ranked[-1]
@@ -89,7 +90,7 @@ def slower_than(baseline: list[float], during: list[float]) -> str | None:
     if typical > limit:
         return (
             f"one in ten of a bystander's pings took {typical * 1000:.0f} ms or more, over {limit * 1000:.0f} ms "
-            f"(10 × {before:.1f} ms before + 100)"
+            f"(10 × {before:.1f} ms before + {floor * 1000:.0f})"
         )
     if worst > 1.0:
         return f"a bystander's ping took {worst * 1000:.0f} ms, over a second"

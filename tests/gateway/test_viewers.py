@@ -292,7 +292,8 @@ async def test_one_result_in_a_big_tie_does_not_hold_a_bystanders_ping(tracker_s
                 assert (await reply_to(arbiter, event.id, timeout=60))["type"] == "ack"
 
         during, _ = await asyncio.gather(pings(bystander, 40), results())
-    # the ping flood's yardstick (test_abuse.slower_than): nine in ten within ten times the baseline + 100 ms
-    # and every one within a second; the loop held 4.8 s a result before, while a parallel test worker on the
-    # same two cores can hold one ping 250 ms
-    assert (slow := slower_than(baseline, during)) is None, f"during the results {slow}"
+    # the ping flood's yardstick (test_abuse.slower_than): nine in ten within ten times the baseline + 300 ms
+    # and every one within a second; the loop held 4.8 s a result before.  A result of a 500-player event
+    # still costs the loop its standings (tens of ms; 132 ms for one ping in ten with the other tests'
+    # workers on the same two cores, CI of c74e632), hence 300 ms over the ping flood's 100
+    assert (slow := slower_than(baseline, during, floor=0.3)) is None, f"during the results {slow}"
