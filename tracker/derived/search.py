@@ -43,6 +43,7 @@ from tracker.core.projection.chances import chances
 from tracker.core.projection.cues import Insight, insight
 from tracker.core.projection.stakes import Stakes
 from tracker.core.standings import standings
+from tracker.core.worth.live import live_worth
 from tracker.derived.workers import OutOfTime, deadline
 from tracker.protocol import projection_message, stakes_message
 from tracker.protocol.messages import CutShortJSON
@@ -59,7 +60,8 @@ class Computed:
 
 def computed(state: Tournament, k: Stakes) -> Computed:
     """The stakes ``k`` of ``state`` as the feed sends them: encoded, with the chances and the cues' insight."""
-    return Computed(stakes_message(k, chances(state, seed=state.seq)), insight(standings(state), k), k)
+    message = stakes_message(k, chances(state, seed=state.seq), live_worth(state))
+    return Computed(message, insight(standings(state), k), k)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,27 +15,32 @@ import msgspec
 
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
-from tracker.core.events import Event, Submitted, TournamentId
+from tracker.core.events import Event, GameResult, Submitted, TournamentId
 from tracker.core.phrases import Said
 from tracker.core.projection import Projection
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.cues import Cue, CueKind
-from tracker.core.projection.stakes import Stakes
+from tracker.core.projection.stakes import OutcomeStakes, Stakes
+from tracker.core.worth.live import LiveWorth, NormStake
 from tracker.protocol.shapes import (
     ChancesJSON,
     ColumnJSON,
     GameStakesJSON,
     LineJSON,
+    OutcomeStakesJSON,
     PlayerLinesJSON,
+    PlayerWorthJSON,
     ProjectionJSON,
     SaidJSON,
     StandingsPayload,
     chances_json,
     column_words,
     encode,
+    norm_stakes_json,
     projection_json,
     said_json,
     standings_payload,
+    worth_json,
 )
 
 PROTOCOL_VERSION: Final = "1.1"
@@ -394,6 +399,8 @@ class StakesMessage(TypedDict):
     players: list[PlayerLinesJSON]
     games: list[GameStakesJSON]
     chances: ChancesJSON | None
+    #: each player's rating change, performance and title norms in play (:mod:`tracker.core.worth.live`)
+    worth: NotRequired[list[PlayerWorthJSON]]
 
 
 class CueMessage(TypedDict):
@@ -412,8 +419,10 @@ class CueMessage(TypedDict):
     said: SaidJSON
 
 
-def stakes_message(k: Stakes, c: Chances | None) -> bytes:
-    """The ``stakes`` message: stakes and today's line states, and the chances (an estimate) apart."""
+def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None) -> bytes:
+    """The ``stakes`` message: stakes and today's line states, and the chances (an estimate) apart; with
+    ``worth``, each player's rating change, performance and norms, and the norms each outcome decides."""
+    decides = {} if worth is None else worth.decides
     body: StakesMessage = {
         "type": "stakes",
         "tournament": k.tournament,
@@ -438,31 +447,38 @@ def stakes_message(k: Stakes, c: Chances | None) -> bytes:
                 "board": g.board,
                 "white": g.white,
                 "black": g.black,
-                "outcomes": [
-                    {
-                        "result": o.result,
-                        "stakes": [
-                            {
-                                "start_no": s.start_no,
-                                "places": s.places,
-                                "line": s.line,
-                                "before": s.before,
-                                "after": s.after,
-                                "text": s.text,
-                                "said": said_json(s.said),
-                            }
-                            for s in o.stakes
-                        ],
-                    }
-                    for o in g.outcomes
-                ],
+                "outcomes": [_outcome_json(o, decides.get((g.round, g.white, g.black), {})) for o in g.outcomes],
                 "exact": g.exact,
             }
             for g in k.games
         ],
         "chances": None if c is None else chances_json(c),
     }
+    if worth is not None:
+        body["worth"] = worth_json(worth)
     return encode(body)
+
+
+def _outcome_json(o: OutcomeStakes, decided: dict[GameResult, tuple[NormStake, ...]]) -> OutcomeStakesJSON:
+    """One outcome of a pending game: the lines it decides, and the norms (``decided``: the game's, by result)."""
+    body: OutcomeStakesJSON = {
+        "result": o.result,
+        "stakes": [
+            {
+                "start_no": s.start_no,
+                "places": s.places,
+                "line": s.line,
+                "before": s.before,
+                "after": s.after,
+                "text": s.text,
+                "said": said_json(s.said),
+            }
+            for s in o.stakes
+        ],
+    }
+    if norms := decided.get(o.result):
+        body["norms"] = norm_stakes_json(norms)
+    return body
 
 
 def cue_message(tournament: str, seq: int, cue: Cue) -> bytes:

@@ -26,6 +26,7 @@ from tracker.core.standings import Row, Standings
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.view import BoardGame, Match, Side, TeamView
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
+from tracker.core.worth.live import LiveWorth, NormStake
 from tracker.core.worth.prizes import Money
 from tracker.core.worth.rating import RatingChange, one_decimal
 
@@ -622,9 +623,78 @@ class StakeJSON(TypedDict):
     said: SaidJSON
 
 
+class NormStakeJSON(TypedDict):
+    """This outcome decides a player's title norm (B.01): ``after`` it is ``secured`` or ``out``."""
+
+    start_no: int
+    title: str
+    after: Literal["secured", "out"]
+    text: str
+    said: SaidJSON
+
+
 class OutcomeStakesJSON(TypedDict):
     result: GameResult
     stakes: list[StakeJSON]
+    #: the title norms this outcome decides (:mod:`tracker.core.worth.live`); absent when it decides none
+    norms: NotRequired[list[NormStakeJSON]]
+
+
+class NormStateJSON(TypedDict):
+    """A norm still in play: ``secured``, or ``possible`` with the points ``needed`` over the norm games
+    (``scored`` so far, ``remaining`` games to play)."""
+
+    title: str
+    status: Literal["secured", "possible"]
+    needed: float | None
+    scored: float
+    remaining: int
+    text: str
+    said: SaidJSON
+
+
+class PlayerWorthJSON(TypedDict):
+    """What results are worth to one player so far (B.02, B.01): the rating change over the rated games
+    (``null``: unrated), the performance (TPR; ``null`` without a rated game), the K used and the norms in play."""
+
+    start_no: int
+    rating_change: float | None
+    performance: int | None
+    k: int | None
+    norms: list[NormStateJSON]
+
+
+def worth_json(w: LiveWorth) -> list[PlayerWorthJSON]:
+    """The ``worth`` of a stakes message: every player, in start-list order."""
+    return [
+        {
+            "start_no": p.rating.start_no,
+            "rating_change": None if p.rating.k is None else one_decimal(p.rating.change),
+            "performance": p.rating.performance,
+            "k": p.rating.k,
+            "norms": [
+                {
+                    "title": n.title,
+                    "status": "secured" if n.status == "secured" else "possible",
+                    "needed": None if n.needed is None else float(n.needed),
+                    "scored": float(n.scored),
+                    "remaining": n.remaining,
+                    "text": text,
+                    "said": said_json(said),
+                }
+                for n, said, text in zip(p.norms, p.said, p.texts, strict=True)
+            ],
+        }
+        for p in w.players
+    ]
+
+
+def norm_stakes_json(stakes: tuple[NormStake, ...]) -> list[NormStakeJSON]:
+    """The ``norms`` of one outcome of a pending game."""
+    return [
+        {"start_no": s.start_no, "title": s.title, "after": s.after, "text": s.text, "said": said_json(s.said)}
+        for s in stakes
+    ]
 
 
 class GameStakesJSON(TypedDict):
