@@ -2,7 +2,7 @@
 //
 // URL parameters: top=N (rows shown, default 10), cols=points,KS,SB,games
 // (any tie-break codes of the tournament; write + as %2B or leave it as a
-// space), theme=dark|light, scale=1.2 (font scale), names=short (surnames),
+// space; rating: the rating change so far, perf: the performance), theme=dark|light, scale=1.2 (font scale), names=short (surnames),
 // status=badge|dot|none (connection state: a badge, a discreet dot that only
 // shows while the connection is down, or nothing: for on air),
 // legend=order (a line saying what the ranking is decided by), mode=live (the
@@ -21,7 +21,7 @@ import { LiveFeed, el, fill, fmt, provisionalWords, shortName, startLanguage, st
 import { number, t } from "/static/i18n.js";
 import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
 import { arrow, mountOverlayLive } from "/static/boards.js";
-import { mountOverlayStakes, subscribeOptions } from "/static/stakes.js";
+import { mountOverlayStakes, ratingChange, subscribeOptions } from "/static/stakes.js";
 import { directEncounter, placeWords, ptsLabel, rankingOrder } from "/static/explain.js";
 import { renderOverlayTeams } from "/static/teams.js";
 
@@ -38,6 +38,11 @@ const wanted = params.cols
   .split(",")
   .map((c) => c.trim().replace(/ /g, "+"))  // "KS/L+1" arrives as "KS/L 1" when + is not encoded
   .filter(Boolean);
+// cols=rating (the rating change so far) and cols=perf (the performance) come with the stakes message's
+// worth: the overlay then asks for it
+const WORTH_COLS = ["rating", "perf"];
+const wantsWorth = wanted.some((n) => WORTH_COLS.includes(n.toLowerCase()));
+const worth = new Map();  // start number → its worth (rating_change, performance), from the newest stakes
 
 document.documentElement.classList.add(`theme-${theme}`);
 document.documentElement.style.fontSize = `${16 * scale}px`;
@@ -76,7 +81,7 @@ function delayedWords() {
 function columns(payload) {
   const codes = payload.codes || [];
   if (codes.length) {  // a tournament not open yet has no codes: nothing to check against
-    const known = (name) => ["points", "pts", "games", "g"].includes(name.toLowerCase()) || codes.some((c) => c.toLowerCase() === name.toLowerCase());
+    const known = (name) => ["points", "pts", "games", "g", ...WORTH_COLS].includes(name.toLowerCase()) || codes.some((c) => c.toLowerCase() === name.toLowerCase());
     for (const name of wanted.filter((n) => !known(n))) ignored("overlay", "cols", name, `this tournament has no column ${name} (its tie-breaks: ${codes.join(", ")})`);
     const kept = wanted.filter(known);
     return resolve(kept.length ? kept : ["points", "KS"].filter(known), codes);
@@ -91,6 +96,10 @@ function resolve(names, codes) {
       return { key: "points", label: ptsLabel(), value: (r) => r.points, provisional: false };
     if (lower === "games" || lower === "g")
       return { key: "games", label: t("column.games", "G"), value: (r) => r.games, provisional: false };
+    if (lower === "rating")
+      return { key: "rating", label: t("worth.rating", "Rating ±"), value: (r) => worth.get(r.start_no)?.rating_change ?? null, provisional: false, show: ratingChange };
+    if (lower === "perf")
+      return { key: "perf", label: t("worth.performance", "Perf."), value: (r) => worth.get(r.start_no)?.performance ?? null, provisional: false, show: String };
     const code = codes.find((c) => c.toLowerCase() === lower) || name;
     return {
       key: code,
@@ -233,5 +242,10 @@ window.trackerFeed = new LiveFeed(tournament, {
   onMessage: (m) => {
     live?.onMessage(m);
     onStakes?.(m);
+    if (m.type === "stakes" && wantsWorth && m.worth) {
+      worth.clear();
+      for (const w of m.worth) worth.set(w.start_no, w);
+      if (official) show(official);
+    }
   },
-}, { subscribe: subscribeOptions(params, !!onStakes, !!live) }).start();
+}, { subscribe: subscribeOptions(params, !!onStakes || wantsWorth, !!live) }).start();

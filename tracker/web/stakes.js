@@ -95,7 +95,7 @@ function outcomeWords(result, white, black) {
 function gameItem(game, who, write) {
   const white = shortName(who.get(game.white) || String(game.white));
   const black = shortName(who.get(game.black) || String(game.black));
-  const decided = game.outcomes.filter((o) => o.stakes.length);
+  const decided = game.outcomes.filter((o) => o.stakes.length || o.norms?.length);
   return el("li", { class: "stake-game", dataset: { white: game.white, black: game.black, exact: game.exact, board: game.board || null } },
     el("div", { class: "stake-pair" },
       game.round ? el("span", { class: "stake-round" }, `R${game.round}`) : null,
@@ -107,7 +107,9 @@ function gameItem(game, who, write) {
       ? el("ul", { class: "stake-outcomes" }, decided.map((o) =>
         el("li", { dataset: { result: o.result } },
           el("span", { class: "stake-if", title: resultWords(o.result) }, `${outcomeWords(o.result, white, black)}: `),
-          o.stakes.map((s, k) => [k ? "; " : null, el("span", { class: `stake ${s.after}` }, say(s.said, write, s.text))]))))
+          o.stakes.map((s, k) => [k ? "; " : null, el("span", { class: `stake ${s.after}` }, say(s.said, write, s.text))]),
+          (o.norms || []).map((s, k) => [k || o.stakes.length ? "; " : null,
+            el("span", { class: `stake norm ${s.after}`, dataset: { start: s.start_no, title: s.title } }, say(s.said, write, s.text))]))))
       : el("p", { class: "stake-none" }, t("stakes.none", "decides no line on its own")));
 }
 
@@ -142,6 +144,50 @@ function modelWords(c) {
     { rate: String(Number(c.draw_rate.toPrecision(6))).replace(".", number(0.5, 1)[1]), runs: c.runs });
 }
 
+/** A rating change as a rating report writes it: signed, one decimal ("+4,6", "−12,0"), "–" when unrated. */
+export function ratingChange(value) {
+  if (value === null || value === undefined) return "–";
+  if (value === 0) return number(0, 1);
+  return (value > 0 ? "+" : "−") + number(Math.abs(value), 1);
+}
+
+/** The worth of one player in a stakes message (rating change, performance, norms), or undefined. */
+export function worthOf(message, startNo) {
+  return message.worth?.find((w) => w.start_no === startNo);
+}
+
+/**
+ * The spectator page's card of what results are worth to each player: the rating change over the rated
+ * games so far (FIDE B.02), the performance (TPR) and the title norms still in play (B.01), each in a
+ * sentence.  Players without a rated game and without a norm in play are left out.
+ */
+function worthCard(card, m) {
+  const rows = (m.worth || []).filter((w) => w.rating_change !== null || w.performance !== null || w.norms.length);
+  card.hidden = !rows.length;
+  card.dataset.seq = String(m.seq);
+  if (!rows.length) return;
+  const who = names(m);
+  const write = writer(m);
+  const order = new Map(m.players.map((p, k) => [p.start_no, k]));
+  rows.sort((a, b) => (order.get(a.start_no) ?? 0) - (order.get(b.start_no) ?? 0));
+  fill(document.getElementById("worth-body"),
+    el("p", { class: "explain" }, t("worth.explain",
+      "Rating change over the rated games so far (FIDE rating regulations, K from the start list), performance rating, and the title norms still in play over the whole remaining schedule (exact).")),
+    el("table", { class: "worth-table" },
+      el("thead", null, el("tr", null,
+        el("th", { scope: "col" }, t("column.player", "Player")),
+        el("th", { class: "num", scope: "col", title: t("worth.rating.title", "rating change so far") }, t("worth.rating", "Rating ±")),
+        el("th", { class: "num", scope: "col", title: t("tiebreak.TPR.name", "Performance rating") }, t("worth.performance", "Perf.")),
+        el("th", { scope: "col" }, t("worth.norms", "Norms")))),
+      el("tbody", null, rows.map((w) => el("tr", { dataset: { start: w.start_no } },
+        el("td", null, who.get(w.start_no) || String(w.start_no)),
+        el("td", { class: "num rating-change" }, ratingChange(w.rating_change)),
+        el("td", { class: "num performance" }, w.performance === null ? "–" : String(w.performance)),
+        el("td", { class: "norms" }, w.norms.length
+          ? w.norms.map((n, k) => [k ? "; " : null, el("span", { class: `norm ${n.status}`, dataset: { title: n.title } }, say(n.said, write, n.text))])
+          : "–"))))));
+}
+
 /**
  * The spectator page's section: the lines today, what each pending game
  * decides, then the chances (an estimate).  Returns onMessage for LiveFeed.
@@ -151,9 +197,13 @@ export function mountSpectatorStakes(parent) {
   const card = el("section", { class: "card stakes-card", id: "stakes", "aria-labelledby": "stakes-h", hidden: true },
     el("h2", { id: "stakes-h" }, t("stakes.heading", "What the remaining games decide")),
     el("div", { id: "stakes-body" }));
-  parent.appendChild(card);
+  const worth = el("section", { class: "card worth-card", id: "worth", "aria-labelledby": "worth-h", hidden: true },
+    el("h2", { id: "worth-h" }, t("worth.heading", "What results are worth")),
+    el("div", { id: "worth-body" }));
+  parent.append(card, worth);
   return (m) => {
     if (m.type !== "stakes") return;
+    worthCard(worth, m);
     const who = names(m);
     const write = writer(m);
     card.hidden = !m.games.length;

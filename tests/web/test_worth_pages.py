@@ -1,0 +1,134 @@
+"""What results are worth on the pages (issue 39), in a real Chromium (see test_browser.py): the spectator
+page's card (rating change, performance, the norm line) and the norm each outcome decides, in English and
+German; the overlay's ``cols=rating,perf``.
+
+A 10-player round robin: an IM rated 2480 (the one player with a norm to play for) against nine GMs of 2600
+from four federations, seven rounds in, the IM on 3½: a GM norm needs 4½ of 9 (Ra 2600, dp 0), so a win in
+round 8 secures it and the norm line says 1 is needed from the last 2 games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders import berger, fold_all
+from tests.conftest import RunningTracker
+from tests.web import test_browser
+from tests.web.test_browser import Pages, arbiter_of, settle, wait_seq
+from tests.web.test_stakes_pages import images
+from tracker.core.events import Event, GameResult, Player, ResultRecorded, TournamentOpened
+from tracker.core.worth.rating import one_decimal, rating_changes
+
+pytestmark = pytest.mark.browser
+
+browser = test_browser.browser
+pages = test_browser.pages
+
+TID = "norm-cup"
+FEDS = ("NOR", "IND", "CHN", "FRA")
+MINE = ["W", "D", "D", "L", "W", "D", "L"]  # the IM's first seven games: 3½
+
+
+def _events() -> list[Event]:
+    players = (
+        Player(start_no=1, name="Norman, Ada", rating=2480, title="IM", federation="USA"),
+        *(
+            Player(start_no=k, name=f"Grandmaster{k}, A", rating=2600, title="GM", federation=FEDS[k % 4])
+            for k in range(2, 11)
+        ),
+    )
+    rounds = berger(10)
+    events: list[Event] = [
+        TournamentOpened(
+            id=f"{TID}/open", tournament=TID, name="Norm Cup", players=players,
+            schedule=tuple(tuple(r.pairs) for r in rounds),
+        )
+    ]  # fmt: skip
+    mine = iter(MINE)
+    for r in rounds[:7]:
+        for w, b in r.pairs:
+            result: GameResult = "1/2-1/2"
+            if 1 in (w, b):
+                x = next(mine)
+                result = "1/2-1/2" if x == "D" else ("1-0" if (x == "W") == (w == 1) else "0-1")
+            events.append(ResultRecorded(f"{TID}/{r.number}/{w}-{b}", TID, r.number, w, b, result))
+    return events
+
+
+def _worth_card(page: Any, seq: int) -> Any:
+    page.wait_for_selector(f'#worth[data-seq="{seq}"]:not([hidden])', timeout=60_000)
+    return page.locator('#worth tbody tr[data-start="1"]')
+
+
+@pytest.mark.parametrize(
+    ("lang", "needs", "secures", "decimal"),
+    [
+        ("en", "Norman needs 1 from the last 2 games for a GM norm", "Norman secures a GM norm", "."),
+        ("de", "Norman braucht 1 aus den letzten 2 Partien für eine GM-Norm", "Norman sichert sich eine GM-Norm", ","),
+    ],
+)
+def test_the_spectator_page_shows_the_rating_change_performance_and_norm_line(
+    tracker_factory: Callable[..., RunningTracker],
+    pages: Pages,
+    tmp_path: Path,
+    lang: str,
+    needs: str,
+    secures: str,
+    decimal: str,
+) -> None:
+    tracker = tracker_factory()
+    events = _events()
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events)
+    change = next(c for c in rating_changes(fold_all(events)) if c.start_no == 1)
+    page = pages.open(f"{tracker.http_url}/t/{TID}?lang={lang}", width=1280, height=1400)
+    wait_seq(page, seq)
+    row = _worth_card(page, seq)
+    value = one_decimal(change.change)
+    shown = ("+" if value > 0 else "−") + f"{abs(value):.1f}".replace(".", decimal)
+    assert row.locator(".rating-change").inner_text() == shown
+    assert row.locator(".performance").inner_text() == str(change.performance)
+    assert row.locator('.norm.possible[data-title="GM"]').inner_text() == needs
+    # the GMs have no norm to play for and are rated: their rows show the rating change, no norm
+    assert page.locator('#worth tbody tr[data-start="2"] .norms').inner_text() == "–"
+    # round 8: the IM's game; a win secures the norm, a loss or a draw decides nothing about it
+    page.wait_for_selector(f'#stakes[data-seq="{seq}"]:not([hidden])', timeout=60_000)
+    game = page.locator('#stakes .stake-game[data-white="1"], #stakes .stake-game[data-black="1"]').first
+    white = game.get_attribute("data-white") == "1"
+    win = game.locator(f'li[data-result="{"1-0" if white else "0-1"}"]')
+    assert win.locator(".stake.norm.secured").inner_text() == secures
+    assert game.locator(f'li[data-result="{"0-1" if white else "1-0"}"] .stake.norm').count() == 0
+    assert game.locator('li[data-result="1/2-1/2"] .stake.norm').count() == 0
+    if lang == "en":  # the README's picture when TRACKER_SCREENSHOTS=docs/img
+        settle(page)
+        page.locator("#worth").screenshot(path=str(images(tmp_path) / "worth.png"))
+
+
+def test_the_overlay_shows_the_rating_change_and_performance_columns(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    tracker = tracker_factory()
+    events = _events()
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events)
+    changes = {c.start_no: c for c in rating_changes(fold_all(events))}
+    warnings: list[str] = []
+    overlay = pages.open(width=1280, height=720)
+    overlay.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    overlay.goto(f"{tracker.http_url}/overlay/{TID}?top=10&cols=points,rating,perf")
+    overlay.wait_for_function(
+        "() => [...document.querySelectorAll('#rows .row .col-tb .v')].some((v) => v.textContent !== '–')",
+        timeout=60_000,
+    )
+    assert [c.text_content() for c in overlay.locator("#columns .cell").all()][2:] == ["Pts", "Rating ±", "Perf."]
+    for start_no, c in changes.items():
+        cells = overlay.locator(f'#rows .row[data-start="{start_no}"] .col-tb .v')
+        value = one_decimal(c.change)
+        sign = "+" if value > 0 else ("−" if value < 0 else "")
+        assert [x.inner_text() for x in cells.all()] == [f"{sign}{abs(value):.1f}", str(c.performance)], start_no
+    assert not warnings, warnings
+    assert seq > 0
