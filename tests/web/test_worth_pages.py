@@ -19,8 +19,9 @@ from tests.builders import berger, fold_all
 from tests.conftest import RunningTracker
 from tests.web import test_browser
 from tests.web.test_browser import Pages, arbiter_of, settle, wait_seq
+from tests.web.test_live_pages import send_board
 from tests.web.test_stakes_pages import images
-from tracker.core.events import Event, GameResult, Player, ResultRecorded, TournamentOpened
+from tracker.core.events import BoardUpdated, Evaluation, Event, GameResult, Player, ResultRecorded, TournamentOpened
 from tracker.core.worth.rating import one_decimal, rating_changes
 
 pytestmark = pytest.mark.browser
@@ -132,3 +133,38 @@ def test_the_overlay_shows_the_rating_change_and_performance_columns(
         assert [x.inner_text() for x in cells.all()] == [f"{sign}{abs(value):.1f}", str(c.performance)], start_no
     assert not warnings, warnings
     assert seq > 0
+
+
+def test_the_live_table_shows_the_rating_change_if_the_games_ended_now(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    """Round 8's board with the IM winning (+3.2): the "if the games ended now" table gives the IM the rating
+    change with that win counted, the official card the change without it."""
+    tracker = tracker_factory()
+    events = _events()
+    rounds = berger(10)
+    white, black = next(p for p in rounds[7].pairs if 1 in p)
+    winning = "1-0" if white == 1 else "0-1"
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events)
+        cp = 320 if white == 1 else -320
+        send_board(
+            arbiter, BoardUpdated("b1", TID, 8, white, black, ply=41, last_move="Rxe5", evaluation=Evaluation(cp=cp))
+        )
+    official = next(c for c in rating_changes(fold_all(events)) if c.start_no == 1)
+    won = ResultRecorded("won", TID, 8, white, black, winning)
+    as_it_stands = next(c for c in rating_changes(fold_all([*_events(), won])) if c.start_no == 1)
+    assert as_it_stands.change > official.change
+    page = pages.open(f"{tracker.http_url}/t/{TID}", width=1280, height=1600)
+    wait_seq(page, seq)
+    _worth_card(page, seq)
+    cell = page.locator('#live-table tbody tr[data-start="1"] .rating-change.as-it-stands')
+    cell.wait_for(timeout=60_000)
+    assert cell.inner_text() == f"+{one_decimal(as_it_stands.change):.1f}"
+    assert (
+        page.locator('#worth tbody tr[data-start="1"] .rating-change').inner_text()
+        == f"+{one_decimal(official.change):.1f}"
+    )
+    # a player not in a game in progress: the official change, not marked as it stands
+    other = next(no for no in range(2, 11) if no not in (white, black))
+    assert page.locator(f'#live-table tbody tr[data-start="{other}"] .rating-change.as-it-stands').count() == 0

@@ -34,6 +34,7 @@ from tracker.core.phrases import Said, phrase, render
 from tracker.core.projection.chances import RUNS, Chances, chances
 from tracker.core.projection.stakes import Stakes, surname
 from tracker.core.standings import Standings, standings
+from tracker.core.worth.rating import RatingChange, rating_change
 
 #: A board's win share (per mille) from which its side is "winning" rather than "better".
 WINNING: Final = 600
@@ -54,6 +55,9 @@ class AsItStands:
     moves: tuple[tuple[int, int, int], ...]
     reached: tuple[int, ...]
     fell: tuple[int, ...]
+    #: the rating changes (FIDE B.02) and performances of the players of the assumed results, as they would
+    #: then be (start-list order); every other player's are the official ones
+    ratings: tuple[RatingChange, ...] = ()
 
 
 def as_it_stands(t: Tournament, boards: BoardSet, official: Standings | None = None) -> AsItStands:
@@ -84,7 +88,9 @@ def as_it_stands(t: Tournament, boards: BoardSet, official: Standings | None = N
     )
     reached = tuple(sorted(r.start_no for r in live.rows if r.qualified and not before[r.start_no].qualified))
     fell = tuple(sorted(r.start_no for r in live.rows if not r.qualified and before[r.start_no].qualified))
-    return AsItStands(t.seq, tuple(results), live, moves, reached, fell)
+    playing = sorted({scenario.index[no] for _, white, black, _ in results for no in (white, black)})
+    ratings = tuple(rating_change(scenario, i) for i in playing)
+    return AsItStands(t.seq, tuple(results), live, moves, reached, fell, ratings)
 
 
 def board_estimates(boards: BoardSet) -> dict[tuple[int, int], tuple[float, float, float]]:

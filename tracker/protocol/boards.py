@@ -19,6 +19,7 @@ from tracker.core.boards import BoardSet, board_age, eval_text, is_stale
 from tracker.core.events import EvalSource, Evaluation, GameResult
 from tracker.core.live import AsItStands, BoardStake
 from tracker.core.projection.chances import Chances
+from tracker.core.worth.rating import one_decimal
 from tracker.protocol.delta import DeltaRowJSON, diff_standings
 from tracker.protocol.shapes import (
     ChancesJSON,
@@ -115,6 +116,17 @@ class LiveMessage(TypedDict):
     chances: ChancesJSON | None
     chances_seq: int | None
     stakes: list[BoardStakeJSON]
+    #: the players of the games in progress: their rating change so far and performance as they would then be
+    worth: NotRequired[list[LiveRatingJSON]]
+
+
+class LiveRatingJSON(TypedDict):
+    """A player's rating change (FIDE B.02, one decimal; ``null``: unrated) and performance (TPR; ``null``
+    without a rated game) if the games in progress ended at their most likely results."""
+
+    start_no: int
+    rating_change: float | None
+    performance: int | None
 
 
 def boards_message(
@@ -191,4 +203,13 @@ def live_message(
     }
     if order is not None:
         body["order"] = order
+    if now.ratings:
+        body["worth"] = [
+            {
+                "start_no": c.start_no,
+                "rating_change": None if c.k is None else one_decimal(c.change),
+                "performance": c.performance,
+            }
+            for c in now.ratings
+        ]
     return encode(body)

@@ -8,6 +8,7 @@
 import { applyDelta, el, fill, fmt, sentenceName, shortName } from "/static/live.js";
 import { decimals, say, t, tn } from "/static/i18n.js";
 import { directEncounter, placeWords } from "/static/explain.js";
+import { ratingChange } from "/static/stakes.js";
 
 /** The stylesheet of these parts, added once (CSP: styles from this origin only). */
 function styles() {
@@ -128,6 +129,7 @@ export function mountSpectatorBoards(main) {
   styles();
   const state = new LiveState();
   let official = null;
+  let ratings = new Map();  // start number → the official rating change and performance (the newest stakes' worth)
   const section = el("section", { id: "live", class: "card live-card", hidden: true, "aria-labelledby": "live-h" },
     el("h2", { id: "live-h" }, t("boards.heading", "Games in progress"), " ", el("span", { class: "badge estimate" }, t("page.estimate", "estimate"))),
     el("ol", { id: "live-boards", class: "live-boards" }),
@@ -157,10 +159,19 @@ export function mountSpectatorBoards(main) {
       tn("boards.note", "Each game in progress counted at its most likely result ({n} game); the official standings are the table above.",
         "Each game in progress counted at its most likely result ({n} games); the official standings are the table above.", { n: assumed }));
     const codes = (view.codes || []).slice(0, 3);
+    // the rating change as it stands: the players of the games in progress from the live message, the
+    // others' official one (from the stakes message); the column only when a game in progress is rated
+    const live = new Map((view.live.worth || []).map((w) => [w.start_no, w]));
+    const rated = [...live.values()].some((w) => w.rating_change !== null);
+    const rating = (no) => {
+      const w = live.get(no) ?? ratings.get(no);
+      return el("td", { class: `num rating-change${live.has(no) ? " as-it-stands" : ""}` }, ratingChange(w?.rating_change));
+    };
     fill(table,
       el("thead", null, el("tr", null, el("th", { scope: "col" }, "#"), el("th", { scope: "col" }, ""),
         el("th", { scope: "col" }, t("column.player", "Player")), el("th", { class: "num", scope: "col" }, t("column.pts", "Pts")),
-        codes.map((c) => el("th", { class: "num", scope: "col" }, c)))),
+        codes.map((c) => el("th", { class: "num", scope: "col" }, c)),
+        rated ? el("th", { class: "num", scope: "col", title: t("worth.rating.title", "rating change so far") }, t("worth.rating", "Rating ±")) : null)),
       el("tbody", null, view.standings.map((row) => {
         const move = arrow(row, view.officialRanks);
         return el("tr", { dataset: { start: row.start_no, rank: row.rank } },
@@ -168,7 +179,8 @@ export function mountSpectatorBoards(main) {
           el("td", { class: `arrow ${move.startsWith("▲") ? "up" : move ? "down" : ""}` }, move),
           el("td", null, row.name),
           el("td", { class: "num" }, fmt(row.points)),
-          codes.map((c) => el("td", { class: "num", dataset: { code: c } }, c.toUpperCase() === "DE" ? deText(view, row, c) : fmt(row.tiebreaks[c] ?? 0))));
+          codes.map((c) => el("td", { class: "num", dataset: { code: c } }, c.toUpperCase() === "DE" ? deText(view, row, c) : fmt(row.tiebreaks[c] ?? 0))),
+          rated ? rating(row.start_no) : null);
       })));
     const write = (no) => sentenceName(names.get(no) || String(no));
     fill(section.querySelector("#live-stakes"), view.live.stakes.map((s) => el("li", null, say(s.said, write, s.text))));
@@ -176,6 +188,11 @@ export function mountSpectatorBoards(main) {
 
   return {
     onMessage(m) {
+      if (m.type === "stakes" && m.worth) {
+        ratings = new Map(m.worth.map((w) => [w.start_no, w]));
+        draw();
+        return;
+      }
       if (state.take(m)) draw();
     },
     official(payload) {

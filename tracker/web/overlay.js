@@ -96,10 +96,12 @@ function resolve(names, codes) {
       return { key: "points", label: ptsLabel(), value: (r) => r.points, provisional: false };
     if (lower === "games" || lower === "g")
       return { key: "games", label: t("column.games", "G"), value: (r) => r.games, provisional: false };
+    // mode=live: the players of the games in progress as they would then stand (the live message's worth)
+    const of = (r, p) => p?.live?.worth?.find((w) => w.start_no === r.start_no) ?? worth.get(r.start_no);
     if (lower === "rating")
-      return { key: "rating", label: t("worth.rating", "Rating ±"), value: (r) => worth.get(r.start_no)?.rating_change ?? null, provisional: false, show: ratingChange };
+      return { key: "rating", label: t("worth.rating", "Rating ±"), value: (r, p) => of(r, p)?.rating_change ?? null, provisional: false, show: ratingChange };
     if (lower === "perf")
-      return { key: "perf", label: t("worth.performance", "Perf."), value: (r) => worth.get(r.start_no)?.performance ?? null, provisional: false, show: String };
+      return { key: "perf", label: t("worth.performance", "Perf."), value: (r, p) => of(r, p)?.performance ?? null, provisional: false, show: String };
     const code = codes.find((c) => c.toLowerCase() === lower) || name;
     return {
       key: code,
@@ -172,7 +174,7 @@ function render(payload) {
         payload.officialRanks ? el("span", { class: `arrow ${arrow(row, payload.officialRanks).startsWith("▲") ? "up" : "down"}`,
           title: t("overlay.arrow.title", "against the official rank, as the games stand") }, arrow(row, payload.officialRanks)) : null),
       cols.map((c) => {
-        const value = c.value(row);
+        const value = c.value(row, payload);
         return el("span", { class: `cell num col-${c.key === "points" ? "points" : "tb"}`, role: "cell" },
           el("span", { class: "v" }, value === null ? "–" : (c.show || fmt)(value, row, payload)),
           c.provisional && payload.provisional ? el("span", { class: "prov", title: note }, "*") : null);
