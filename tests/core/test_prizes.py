@@ -19,7 +19,7 @@ from tests.builders import berger, fold_all, game, opened
 from tracker.core.events import Event, GameResult
 from tracker.core.projection.model import remaining_games
 from tracker.core.standings import Standings, standings
-from tracker.core.worth.prizes import SHARINGS, Sharing, money, paid
+from tracker.core.worth.prizes import SHARINGS, Sharing, money, money_at_stake, paid
 
 PRIZES = [Fraction(1000), Fraction(600)]
 _STANDINGS = (sys.executable, "-m", "tracker.cli", "standings")
@@ -201,3 +201,44 @@ def test_the_cli_pays_the_tournaments_own_prizes_unless_told_otherwise() -> None
     assert prize_settings(declared, None, "hort", en) == ((Fraction(1000), Fraction(600)), "hort")
     assert prize_settings(declared, "500", None, en) == ((Fraction(500),), "hort")
     assert prize_settings(opened(4), None, None, en) == (None, "hort")
+
+
+@settings(max_examples=40, deadline=None)
+@given(_cases())
+def test_money_at_stake_per_outcome_is_exact_against_every_outcome(
+    case: tuple[int, list[Event], list, Sharing],
+) -> None:
+    """For each game of the round being played and each outcome, its players' least and most money given that
+    result equal an enumeration of the other remaining games; a player is listed exactly when the outcomes
+    leave them different money ranges."""
+    _, events, prizes, sharing = case
+    t = fold_all(events)
+    pending = remaining_games(t)
+    first = min(r for r, _, _ in pending if r is not None)
+    ranges: dict[tuple, dict[str, dict[int, tuple[Fraction, Fraction]]]] = {}
+    for outcome in itertools.product(_OUTCOMES, repeat=len(pending)):
+        final = fold_all(
+            [game(r, t.start_nos[w], t.start_nos[b], res) for (r, w, b), res in zip(pending, outcome, strict=True)],
+            t.scenario(),
+        )
+        split = _split(standings(final), prizes, sharing)
+        for (r, w, b), res in zip(pending, outcome, strict=True):
+            if r != first:
+                continue
+            key = (r, t.start_nos[w], t.start_nos[b])
+            per = ranges.setdefault(key, {}).setdefault(res, {})
+            for sno in key[1:]:
+                low, high = per.get(sno, (split[sno], split[sno]))
+                per[sno] = (min(low, split[sno]), max(high, split[sno]))
+    found = money_at_stake(t, prizes, sharing)
+    assert set(found) <= set(ranges)
+    for key, per in ranges.items():
+        for sno in key[1:]:
+            differ = len({per[res][sno] for res in per}) > 1
+            listed = {res: [x for x in found.get(key, {}).get(res, ()) if x.start_no == sno] for res in per}
+            if not differ:
+                assert not any(listed.values()), (key, sno)
+                continue
+            for res, xs in listed.items():
+                assert len(xs) == 1 and xs[0].exact, (key, sno, res)
+                assert (xs[0].least, xs[0].most) == per[res][sno], (key, sno, res, sharing)

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import json
 import random
+from decimal import Decimal
 from fractions import Fraction
 
+import msgspec
 import pytest
 
-from tests.builders import TID, fold_all, game
+from tests.builders import TID, berger, fold_all, game, opened, schedule_of
 from tests.core.test_norms import _field, _state
 from tracker.core.events import GameResult
 from tracker.core.projection.stakes import stakes
+from tracker.core.standings import standings
 from tracker.core.worth.live import live_worth
 from tracker.core.worth.norms import norm
+from tracker.core.worth.prizes import money, money_at_stake, paid
 from tracker.core.worth.rating import rating_changes
 from tracker.protocol import stakes_message
 
@@ -126,3 +130,38 @@ def test_the_stakes_message_carries_worth_and_the_norms_each_outcome_decides() -
     ]
     assert not [s for r in ("1/2-1/2", "1-0" if white else "0-1") for s in norms[r] if s["title"] == "GM"]
     assert message["tournament"] == TID
+
+
+def test_with_prizes_declared_the_stakes_message_carries_the_money_and_what_each_game_puts_at_stake() -> None:
+    """A 6-player round robin with 1000/600/400 declared (hort) and its last round to play: every player's least
+    and most money, and per outcome of each last-round game its players' money, as the prize search gives them."""
+    n = 6
+    rounds = berger(n)
+    first = opened(n, schedule=schedule_of(rounds))
+    first = msgspec.structs.replace(first, prizes=(Decimal(1000), Decimal(600), Decimal(400)), sharing="hort")
+    rng = random.Random(3)
+    events = [first] + [game(r.number, w, b, rng.choice(RESULTS)) for r in rounds[:-1] for w, b in r.pairs]
+    t = fold_all(events)
+    prizes = (Fraction(1000), Fraction(600), Fraction(400))
+    message = json.loads(stakes_message(stakes(t), None, live_worth(t)))
+    expected = {m.start_no: m for m in money(t, standings(t), prizes, "hort")}
+    for row in message["worth"]:
+        m = expected[row["start_no"]]
+        assert (row["prize_min"], row["prize_max"], row["prize_exact"]) == (float(m.least), float(m.most), True)
+        assert "prize" not in row
+    at_stake = money_at_stake(t, prizes, "hort")
+    assert at_stake, "the last round decides somebody's money"
+    seen = 0
+    for g in message["games"]:
+        for o in g["outcomes"]:
+            want = at_stake.get((g["round"], g["white"], g["black"]), {}).get(o["result"], ())
+            got = o.get("money", [])
+            assert got == [
+                {"start_no": x.start_no, "least": float(x.least), "most": float(x.most), "exact": x.exact} for x in want
+            ]
+            seen += len(got)
+    assert seen > 0
+    done = fold_all([game(rounds[-1].number, w, b, "1-0") for w, b in rounds[-1].pairs], state=fold_all(events))
+    final = json.loads(stakes_message(stakes(done), None, live_worth(done)))["worth"]
+    paid_now = paid(standings(done), prizes, "hort")
+    assert {row["start_no"]: row["prize"] for row in final} == {k: float(v) for k, v in paid_now.items()}

@@ -10,6 +10,8 @@ round 8 secures it and the norm line says 1 is needed from the last 2 games.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,9 @@ from tests.web.test_browser import Pages, arbiter_of, settle, wait_seq
 from tests.web.test_live_pages import send_board
 from tests.web.test_stakes_pages import images
 from tracker.core.events import BoardUpdated, Evaluation, Event, GameResult, Player, ResultRecorded, TournamentOpened
+from tracker.core.standings import standings
+from tracker.core.worth.live import LIVE_BUDGET
+from tracker.core.worth.prizes import money, money_at_stake
 from tracker.core.worth.rating import one_decimal, rating_changes
 
 pytestmark = pytest.mark.browser
@@ -34,7 +39,7 @@ FEDS = ("NOR", "IND", "CHN", "FRA")
 MINE = ["W", "D", "D", "L", "W", "D", "L"]  # the IM's first seven games: 3½
 
 
-def _events() -> list[Event]:
+def _events(prizes: tuple[Decimal, ...] = ()) -> list[Event]:
     players = (
         Player(start_no=1, name="Norman, Ada", rating=2480, title="IM", federation="USA"),
         *(
@@ -46,7 +51,7 @@ def _events() -> list[Event]:
     events: list[Event] = [
         TournamentOpened(
             id=f"{TID}/open", tournament=TID, name="Norm Cup", players=players,
-            schedule=tuple(tuple(r.pairs) for r in rounds),
+            schedule=tuple(tuple(r.pairs) for r in rounds), prizes=prizes, sharing="hort",
         )
     ]  # fmt: skip
     mine = iter(MINE)
@@ -168,3 +173,47 @@ def test_the_live_table_shows_the_rating_change_if_the_games_ended_now(
     # a player not in a game in progress: the official change, not marked as it stands
     other = next(no for no in range(2, 11) if no not in (white, black))
     assert page.locator(f'#live-table tbody tr[data-start="{other}"] .rating-change.as-it-stands').count() == 0
+
+
+def test_with_prizes_declared_the_pages_show_each_players_money_and_what_a_game_puts_at_stake(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages, tmp_path: Path
+) -> None:
+    """1000/600/400 declared, shared Hort: the card's prize column is each player's least–most money (the prize
+    search's), and an outcome of a round-8 game says its players' money then, in French."""
+    tracker = tracker_factory()
+    declared = (Decimal(1000), Decimal(600), Decimal(400))
+    events = _events(declared)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events)
+    t = fold_all(events)
+    prizes = tuple(Fraction(p) for p in declared)
+    expected = {m.start_no: m for m in money(t, standings(t), prizes, "hort", budget=LIVE_BUDGET)}
+    at_stake = money_at_stake(t, prizes, "hort", budget=LIVE_BUDGET)
+    page = pages.open(f"{tracker.http_url}/t/{TID}?lang=fr", width=1280, height=1600)
+    wait_seq(page, seq)
+    _worth_card(page, seq)
+
+    def written(x: Fraction) -> str:
+        return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}".replace(".", ",")
+
+    shown = 0
+    for start_no, m in expected.items():
+        if m.most == 0 and start_no != 1:
+            continue  # no prize within reach, no rating row needed: the row may be absent
+        cell = page.locator(f'#worth tbody tr[data-start="{start_no}"] .prize')
+        want = written(m.least) if m.least == m.most else f"{written(m.least)}–{written(m.most)}"
+        assert cell.inner_text().replace("≈", "") == want, start_no
+        shown += 1
+    assert shown >= 3
+    page.wait_for_selector(f'#stakes[data-seq="{seq}"]:not([hidden])', timeout=60_000)
+    (key, by_result), *_ = at_stake.items()
+    _, white, black = key
+    for result, stakes_ in by_result.items():
+        item = page.locator(
+            f'#stakes .stake-game[data-white="{white}"][data-black="{black}"] li[data-result="{result}"]'
+        )
+        for x in stakes_:
+            want = written(x.least) if x.least == x.most else f"{written(x.least)}–{written(x.most)}"
+            assert item.locator(f'.stake.money[data-start="{x.start_no}"]').inner_text().endswith(f"prix {want}")
+    settle(page)
+    page.locator("#worth").screenshot(path=str(images(tmp_path) / "worth-prizes-fr.png"))

@@ -60,8 +60,9 @@ class Computed:
 
 def computed(state: Tournament, k: Stakes) -> Computed:
     """The stakes ``k`` of ``state`` as the feed sends them: encoded, with the chances and the cues' insight."""
-    message = stakes_message(k, chances(state, seed=state.seq), live_worth(state))
-    return Computed(message, insight(standings(state), k), k)
+    table = standings(state)
+    message = stakes_message(k, chances(state, seed=state.seq), live_worth(state, table))
+    return Computed(message, insight(table, k), k)
 
 
 @dataclass(frozen=True, slots=True)

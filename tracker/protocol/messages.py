@@ -22,6 +22,7 @@ from tracker.core.projection.chances import Chances
 from tracker.core.projection.cues import Cue, CueKind
 from tracker.core.projection.stakes import OutcomeStakes, Stakes
 from tracker.core.worth.live import LiveWorth, NormStake
+from tracker.core.worth.prizes import MoneyStake
 from tracker.protocol.shapes import (
     ChancesJSON,
     ColumnJSON,
@@ -36,6 +37,7 @@ from tracker.protocol.shapes import (
     chances_json,
     column_words,
     encode,
+    money_stakes_json,
     norm_stakes_json,
     projection_json,
     said_json,
@@ -423,6 +425,7 @@ def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None)
     """The ``stakes`` message: stakes and today's line states, and the chances (an estimate) apart; with
     ``worth``, each player's rating change, performance and norms, and the norms each outcome decides."""
     decides = {} if worth is None else worth.decides
+    at_stake = {} if worth is None else worth.money
     body: StakesMessage = {
         "type": "stakes",
         "tournament": k.tournament,
@@ -447,7 +450,10 @@ def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None)
                 "board": g.board,
                 "white": g.white,
                 "black": g.black,
-                "outcomes": [_outcome_json(o, decides.get((g.round, g.white, g.black), {})) for o in g.outcomes],
+                "outcomes": [
+                    _outcome_json(o, decides.get(key := (g.round, g.white, g.black), {}), at_stake.get(key, {}))
+                    for o in g.outcomes
+                ],
                 "exact": g.exact,
             }
             for g in k.games
@@ -459,8 +465,13 @@ def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None)
     return encode(body)
 
 
-def _outcome_json(o: OutcomeStakes, decided: dict[GameResult, tuple[NormStake, ...]]) -> OutcomeStakesJSON:
-    """One outcome of a pending game: the lines it decides, and the norms (``decided``: the game's, by result)."""
+def _outcome_json(
+    o: OutcomeStakes,
+    decided: dict[GameResult, tuple[NormStake, ...]],
+    at_stake: dict[GameResult, tuple[MoneyStake, ...]],
+) -> OutcomeStakesJSON:
+    """One outcome of a pending game: the lines it decides, the norms (``decided``: the game's, by result) and
+    the money at stake (``at_stake``: the game's, by result)."""
     body: OutcomeStakesJSON = {
         "result": o.result,
         "stakes": [
@@ -478,6 +489,8 @@ def _outcome_json(o: OutcomeStakes, decided: dict[GameResult, tuple[NormStake, .
     }
     if norms := decided.get(o.result):
         body["norms"] = norm_stakes_json(norms)
+    if money := at_stake.get(o.result):
+        body["money"] = money_stakes_json(money)
     return body
 
 

@@ -26,8 +26,8 @@ from tracker.core.standings import Row, Standings
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.view import BoardGame, Match, Side, TeamView
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
-from tracker.core.worth.live import LiveWorth, NormStake
-from tracker.core.worth.prizes import Money
+from tracker.core.worth.live import LiveWorth, NormStake, PlayerWorth
+from tracker.core.worth.prizes import Money, MoneyStake
 from tracker.core.worth.rating import RatingChange, one_decimal
 
 _encoder: Final = msgspec.json.Encoder(decimal_format="number")
@@ -638,6 +638,8 @@ class OutcomeStakesJSON(TypedDict):
     stakes: list[StakeJSON]
     #: the title norms this outcome decides (:mod:`tracker.core.worth.live`); absent when it decides none
     norms: NotRequired[list[NormStakeJSON]]
+    #: with prizes declared, a game of the round being played: its players' money with this outcome
+    money: NotRequired[list[MoneyStakeJSON]]
 
 
 class NormStateJSON(TypedDict):
@@ -655,38 +657,70 @@ class NormStateJSON(TypedDict):
 
 class PlayerWorthJSON(TypedDict):
     """What results are worth to one player so far (B.02, B.01): the rating change over the rated games
-    (``null``: unrated), the performance (TPR; ``null`` without a rated game), the K used and the norms in play."""
+    (``null``: unrated), the performance (TPR; ``null`` without a rated game), the K used and the norms in play;
+    with prizes declared, the money: ``prize`` once paid, else ``prize_min``/``prize_max`` (``prize_exact``
+    false: the extremes found within the search's budget)."""
 
     start_no: int
     rating_change: float | None
     performance: int | None
     k: int | None
     norms: list[NormStateJSON]
+    prize: NotRequired[float]
+    prize_min: NotRequired[float]
+    prize_max: NotRequired[float]
+    prize_exact: NotRequired[bool]
+
+
+class MoneyStakeJSON(TypedDict):
+    """With this outcome, one of the game's players is sure of ``least`` and can still win ``most``."""
+
+    start_no: int
+    least: float
+    most: float
+    exact: bool
 
 
 def worth_json(w: LiveWorth) -> list[PlayerWorthJSON]:
     """The ``worth`` of a stakes message: every player, in start-list order."""
+    rows = [_player_worth_json(p) for p in w.players]
+    for row, p in zip(rows, w.players, strict=True):
+        m = p.money
+        if m is None:
+            continue
+        if m.final:
+            row["prize"] = _number(m.least)
+        else:
+            row["prize_min"], row["prize_max"], row["prize_exact"] = _number(m.least), _number(m.most), m.exact
+    return rows
+
+
+def money_stakes_json(stakes: tuple[MoneyStake, ...]) -> list[MoneyStakeJSON]:
+    """The ``money`` of one outcome of a pending game."""
     return [
-        {
-            "start_no": p.rating.start_no,
-            "rating_change": None if p.rating.k is None else one_decimal(p.rating.change),
-            "performance": p.rating.performance,
-            "k": p.rating.k,
-            "norms": [
-                {
-                    "title": n.title,
-                    "status": "secured" if n.status == "secured" else "possible",
-                    "needed": None if n.needed is None else float(n.needed),
-                    "scored": float(n.scored),
-                    "remaining": n.remaining,
-                    "text": text,
-                    "said": said_json(said),
-                }
-                for n, said, text in zip(p.norms, p.said, p.texts, strict=True)
-            ],
-        }
-        for p in w.players
+        {"start_no": x.start_no, "least": _number(x.least), "most": _number(x.most), "exact": x.exact} for x in stakes
     ]
+
+
+def _player_worth_json(p: PlayerWorth) -> PlayerWorthJSON:
+    return {
+        "start_no": p.rating.start_no,
+        "rating_change": None if p.rating.k is None else one_decimal(p.rating.change),
+        "performance": p.rating.performance,
+        "k": p.rating.k,
+        "norms": [
+            {
+                "title": n.title,
+                "status": "secured" if n.status == "secured" else "possible",
+                "needed": None if n.needed is None else float(n.needed),
+                "scored": float(n.scored),
+                "remaining": n.remaining,
+                "text": text,
+                "said": said_json(said),
+            }
+            for n, said, text in zip(p.norms, p.said, p.texts, strict=True)
+        ],
+    }
 
 
 def norm_stakes_json(stakes: tuple[NormStake, ...]) -> list[NormStakeJSON]:

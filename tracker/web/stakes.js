@@ -95,7 +95,7 @@ function outcomeWords(result, white, black) {
 function gameItem(game, who, write) {
   const white = shortName(who.get(game.white) || String(game.white));
   const black = shortName(who.get(game.black) || String(game.black));
-  const decided = game.outcomes.filter((o) => o.stakes.length || o.norms?.length);
+  const decided = game.outcomes.filter((o) => o.stakes.length || o.norms?.length || o.money?.length);
   return el("li", { class: "stake-game", dataset: { white: game.white, black: game.black, exact: game.exact, board: game.board || null } },
     el("div", { class: "stake-pair" },
       game.round ? el("span", { class: "stake-round" }, `R${game.round}`) : null,
@@ -109,7 +109,10 @@ function gameItem(game, who, write) {
           el("span", { class: "stake-if", title: resultWords(o.result) }, `${outcomeWords(o.result, white, black)}: `),
           o.stakes.map((s, k) => [k ? "; " : null, el("span", { class: `stake ${s.after}` }, say(s.said, write, s.text))]),
           (o.norms || []).map((s, k) => [k || o.stakes.length ? "; " : null,
-            el("span", { class: `stake norm ${s.after}`, dataset: { start: s.start_no, title: s.title } }, say(s.said, write, s.text))]))))
+            el("span", { class: `stake norm ${s.after}`, dataset: { start: s.start_no, title: s.title } }, say(s.said, write, s.text))]),
+          (o.money || []).map((x, k) => [k || o.stakes.length || o.norms?.length ? "; " : null,
+            el("span", { class: "stake money", dataset: { start: x.start_no } },
+              t("worth.money_then", "{player}: prize {money}", { player: write(x.start_no), money: moneyRange(x.least, x.most) }))]))))
       : el("p", { class: "stake-none" }, t("stakes.none", "decides no line on its own")));
 }
 
@@ -151,6 +154,16 @@ export function ratingChange(value) {
   return (value > 0 ? "+" : "−") + number(Math.abs(value), 1);
 }
 
+/** An amount of prize money as the page's language writes it (no currency: the tournament declares none). */
+export function amount(value) {
+  return number(value, Number.isInteger(value) ? 0 : 2);
+}
+
+/** A player's money: "600" once certain, else "400–1000" (least–most). */
+export function moneyRange(least, most) {
+  return least === most ? amount(least) : `${amount(least)}–${amount(most)}`;
+}
+
 /** The worth of one player in a stakes message (rating change, performance, norms), or undefined. */
 export function worthOf(message, startNo) {
   return message.worth?.find((w) => w.start_no === startNo);
@@ -162,7 +175,9 @@ export function worthOf(message, startNo) {
  * sentence.  Players without a rated game and without a norm in play are left out.
  */
 function worthCard(card, m) {
-  const rows = (m.worth || []).filter((w) => w.rating_change !== null || w.performance !== null || w.norms.length);
+  const prizes = (m.worth || []).some((w) => "prize" in w || "prize_min" in w);
+  const rows = (m.worth || []).filter((w) => w.rating_change !== null || w.performance !== null || w.norms.length
+    || w.prize > 0 || w.prize_max > 0);
   card.hidden = !rows.length;
   card.dataset.seq = String(m.seq);
   if (!rows.length) return;
@@ -178,14 +193,19 @@ function worthCard(card, m) {
         el("th", { scope: "col" }, t("column.player", "Player")),
         el("th", { class: "num", scope: "col", title: t("worth.rating.title", "rating change so far") }, t("worth.rating", "Rating ±")),
         el("th", { class: "num", scope: "col", title: t("tiebreak.TPR.name", "Performance rating") }, t("worth.performance", "Perf.")),
-        el("th", { scope: "col" }, t("worth.norms", "Norms")))),
+        el("th", { scope: "col" }, t("worth.norms", "Norms")),
+        prizes ? el("th", { class: "num", scope: "col", title: t("worth.prize.title", "the prize money paid, or the least and most still possible over the remaining games") },
+          t("worth.prize", "Prize")) : null)),
       el("tbody", null, rows.map((w) => el("tr", { dataset: { start: w.start_no } },
         el("td", null, who.get(w.start_no) || String(w.start_no)),
         el("td", { class: "num rating-change" }, ratingChange(w.rating_change)),
         el("td", { class: "num performance" }, w.performance === null ? "–" : String(w.performance)),
         el("td", { class: "norms" }, w.norms.length
           ? w.norms.map((n, k) => [k ? "; " : null, el("span", { class: `norm ${n.status}`, dataset: { title: n.title } }, say(n.said, write, n.text))])
-          : "–"))))));
+          : "–"),
+        prizes ? el("td", { class: "num prize", dataset: { exact: w.prize_exact === false ? "false" : "true" } },
+          "prize" in w ? amount(w.prize) : "prize_min" in w ? moneyRange(w.prize_min, w.prize_max) : "–",
+          w.prize_exact === false ? el("span", { class: "badge bound", title: t("stakes.bound.title", "the search stopped early: these are proven, there may be more") }, "≈") : null) : null)))));
 }
 
 /**

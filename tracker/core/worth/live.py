@@ -14,15 +14,19 @@ A game the stakes list (by round and the two start numbers) finds its norm sente
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Final, Literal
 
 from tracker.core.crosstable import Tournament
+from tracker.core.errors import ProjectionUnavailable
 from tracker.core.events import GameResult
 from tracker.core.phrases import Said, phrase, plural, render
 from tracker.core.projection.stakes import surname
+from tracker.core.standings import Standings, standings
 from tracker.core.worth.norms import Norm, Title, norm, norm_games, titles_for
+from tracker.core.worth.prizes import Money, MoneyStake, money, money_at_stake
 from tracker.core.worth.rating import RatingChange, rating_changes
 
 NORM_SECURED: Final = phrase("norm.secured", "{who:player} has secured a {title} norm")
@@ -65,6 +69,8 @@ class PlayerWorth:
     norms: tuple[Norm, ...]
     said: tuple[Said, ...]
     texts: tuple[str, ...]
+    #: with prizes declared: the money paid (complete) or the least and most still possible
+    money: Money | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,8 @@ class LiveWorth:
 
     players: tuple[PlayerWorth, ...]
     decides: dict[GameKey, dict[GameResult, tuple[NormStake, ...]]]
+    #: with prizes declared: per game of the round being played and outcome, its players' money then
+    money: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = field(default_factory=dict)
 
 
 def norm_words(n: Norm) -> Said:
@@ -84,8 +92,17 @@ def norm_words(n: Norm) -> Said:
     return NORM_NEEDS(who=n.start_no, points=float(n.needed - n.scored), n=n.remaining, title=n.title)
 
 
-def live_worth(t: Tournament) -> LiveWorth:
-    """What results are worth in ``t`` as it stands (see the module docstring)."""
+#: Nodes each prize search of the live worth may expand (the CLI's are :data:`~tracker.core.worth.prizes.BUDGET`):
+#: a 10-player round robin with 3 rounds left stays exact; beyond, the money found is marked not exact.
+LIVE_BUDGET: Final = 50_000
+
+
+def live_worth(t: Tournament, s: Standings | None = None) -> LiveWorth:
+    """What results are worth in ``t`` as it stands (see the module docstring); ``s`` is ``standings(t)``.
+
+    With prizes declared (``tournament_opened.prizes``) each player's money and the money at stake in each
+    game of the round being played (:func:`~tracker.core.worth.prizes.money_at_stake`), searched within
+    :data:`LIVE_BUDGET`; none for a tie-break order the projection cannot rank by."""
     ahead = norm_games(t)
     changes = rating_changes(t)
     players: list[PlayerWorth] = []
@@ -119,9 +136,19 @@ def live_worth(t: Tournament) -> LiveWorth:
                         continue
                     key = (r, start_nos[w], start_nos[b])
                     decides.setdefault(key, {}).setdefault(result, []).append(found)
+    at_stake: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = {}
+    if t.opened.prizes:
+        prizes = tuple(Fraction(p) for p in t.opened.prizes)
+        try:
+            paid = {m.start_no: m for m in money(t, s or standings(t), prizes, t.opened.sharing, budget=LIVE_BUDGET)}
+            at_stake = money_at_stake(t, prizes, t.opened.sharing, budget=LIVE_BUDGET)
+        except ProjectionUnavailable:
+            paid = {}
+        players = [dataclasses.replace(p, money=paid.get(p.rating.start_no)) for p in players]
     return LiveWorth(
         tuple(players),
         {key: {result: tuple(stakes) for result, stakes in by.items()} for key, by in decides.items()},
+        at_stake,
     )
 
 

@@ -43,7 +43,7 @@ from typing import Final
 from tracker.core.crosstable import Tournament
 from tracker.core.events import GameResult, PrizeSharing
 from tracker.core.phrases import phrase
-from tracker.core.projection.model import Model, model_of
+from tracker.core.projection.model import Game, Model, model_of
 from tracker.core.projection.ranking import standing
 from tracker.core.standings import Standings
 from tracker.core.tiebreaks.rule import Final as Complete
@@ -158,6 +158,63 @@ def money(
     return tuple(found)
 
 
+@dataclass(frozen=True, slots=True)
+class MoneyStake:
+    """What one outcome of a pending game leaves one of its players: the least and the most money over the
+    other remaining games (``exact`` false: a search ran out of its budget)."""
+
+    start_no: int
+    least: Fraction
+    most: Fraction
+    exact: bool
+
+
+#: A pending game as the stakes name it: (round or ``None``, White's start number, Black's start number).
+GameKey = tuple[int | None, int, int]
+
+
+def money_at_stake(
+    t: Tournament, prizes: Sequence[Fraction], sharing: Sharing, *, budget: int = BUDGET
+) -> dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]]:
+    """The money at stake in each game of the round being played (the first round with a game undecided; a
+    tournament without a schedule: its first n/2 undecided games): per outcome, the least and most money of
+    each of the game's two players given that result, for the players whose money the result changes.
+
+    A player whose least and most are the same whatever the result (no prize within reach, or one already
+    certain) is left out; a game that changes nobody's money is absent.  Raises as :func:`money` does.
+    """
+    check_prizes(prizes)
+    if t.complete or not prizes:
+        return {}
+    m = model_of(t)
+    undecided = list(m.undecided)
+    if not undecided:
+        return {}
+    scheduled = [g.round for g in undecided if g.round is not None]
+    games = [g for g in undecided if g.round == min(scheduled)] if scheduled else undecided[: m.n // 2]
+    table = _Table(prizes, m.n)
+    found: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = {}
+    for g in games:
+        per: dict[GameResult, list[MoneyStake]] = {}
+        for i in (g.white, g.black):
+            outcomes = []
+            for k, o in enumerate(g.options):
+                low = _Search(m, t, table, sharing, i, most=False, budget=budget, fixed=(g, k)).run()
+                high = _Search(m, t, table, sharing, i, most=True, budget=budget, fixed=(g, k)).run()
+                outcomes.append(
+                    (
+                        o.result,
+                        MoneyStake(t.start_nos[i], table.money(low[0]), table.money(high[0]), low[1] and high[1]),
+                    )
+                )
+            if len({(x.least, x.most) for _, x in outcomes}) > 1:
+                for result, x in outcomes:
+                    per.setdefault(result, []).append(x)
+        if per:
+            found[(g.round, t.start_nos[g.white], t.start_nos[g.black])] = {r: tuple(x) for r, x in per.items()}
+    return found
+
+
 def leaf_money(
     m: Model, table: _Table, sharing: Sharing, score: list[int], points: list[list[int]], wins: list[int], i: int
 ) -> int:
@@ -181,13 +238,24 @@ class _Search:
     """One branch and bound: the least (``most`` false) or the most money of player ``i`` (module docstring)."""
 
     def __init__(
-        self, m: Model, t: Tournament, table: _Table, sharing: Sharing, i: int, *, most: bool, budget: int
+        self,
+        m: Model,
+        t: Tournament,
+        table: _Table,
+        sharing: Sharing,
+        i: int,
+        *,
+        most: bool,
+        budget: int,
+        fixed: tuple[Game, int] | None = None,
     ) -> None:
         self.m, self.t, self.table, self.sharing, self.i, self.most = m, t, table, sharing, i, most
         self.budget = budget
         self.nodes = 0
-        mine = [g for g in m.undecided if i in (g.white, g.black)]
-        self.games = mine + [g for g in m.undecided if i not in (g.white, g.black)]
+        self.fixed = fixed  # one undecided game given one of its outcomes (money_at_stake)
+        undecided = [g for g in m.undecided if fixed is None or g is not fixed[0]]
+        mine = [g for g in undecided if i in (g.white, g.black)]
+        self.games = mine + [g for g in undecided if i not in (g.white, g.black)]
         n = m.n
         # gain[d][j]: the most player j can still score in games d, d + 1, …
         self.gain = [[0] * n for _ in range(len(self.games) + 1)]
@@ -200,6 +268,15 @@ class _Search:
         self.score = list(m.score)
         self.wins = list(m.wins)
         self.points = [list(r) for r in m.points]
+        if fixed is not None:
+            g, k = fixed
+            o = g.options[k]
+            self.score[g.white] += o.white
+            self.score[g.black] += o.black
+            self.points[g.white][g.black] += o.white
+            self.points[g.black][g.white] += o.black
+            self.wins[g.white] += o.white_won
+            self.wins[g.black] += o.black_won
         self.picks = [0] * len(self.games)
         self.best: int | None = None
         self.best_picks: list[int] = []
@@ -297,6 +374,8 @@ class _Search:
     def _scenario(self) -> tuple[ScenarioGame, ...]:
         t, m = self.t, self.m
         chosen = {id(g): g.options[k].result for g, k in zip(self.games, self.best_picks, strict=True)}
+        if self.fixed is not None:
+            chosen[id(self.fixed[0])] = self.fixed[0].options[self.fixed[1]].result
         out: list[ScenarioGame] = []
         for g in m.games:
             result = chosen.get(id(g), g.options[0].result)
@@ -304,4 +383,4 @@ class _Search:
         return tuple(out)
 
 
-__all__ = ["BUDGET", "SHARINGS", "Money", "Sharing", "check_prizes", "money", "paid"]
+__all__ = ["BUDGET", "SHARINGS", "Money", "MoneyStake", "Sharing", "check_prizes", "money", "money_at_stake", "paid"]
