@@ -9,6 +9,7 @@ round 8 secures it and the norm line says 1 is needed from the last 2 games.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.builders import berger, fold_all
-from tests.conftest import RunningTracker
+from tests.conftest import TOKEN, RunningTracker
 from tests.web import test_browser
 from tests.web.test_browser import Pages, arbiter_of, settle, wait_seq
 from tests.web.test_live_pages import send_board
@@ -26,7 +27,7 @@ from tests.web.test_stakes_pages import images
 from tracker.core.events import BoardUpdated, Evaluation, Event, GameResult, Player, ResultRecorded, TournamentOpened
 from tracker.core.standings import standings
 from tracker.core.worth.live import LIVE_BUDGET
-from tracker.core.worth.prizes import money, money_at_stake
+from tracker.core.worth.prizes import money, money_at_stake, paid
 from tracker.core.worth.rating import one_decimal, rating_changes
 
 pytestmark = pytest.mark.browser
@@ -217,3 +218,51 @@ def test_with_prizes_declared_the_pages_show_each_players_money_and_what_a_game_
             assert item.locator(f'.stake.money[data-start="{x.start_no}"]').inner_text().endswith(f"prix {want}")
     settle(page)
     page.locator("#worth").screenshot(path=str(images(tmp_path) / "worth-prizes-fr.png"))
+
+
+def test_the_arbiter_page_shows_the_prizes_while_games_remain_and_the_split_to_pay_at_the_end(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    """1000/600/400 declared, Hort: the arbiter's prizes card says each player's least–most money, then, once the
+    last two rounds are in, the split to pay (the final split of tracker.core.worth.prizes.paid) and its total."""
+    tracker = tracker_factory()
+    declared = (Decimal(1000), Decimal(600), Decimal(400))
+    events = _events(declared)
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(events)
+        t = fold_all(events)
+        prizes = tuple(Fraction(p) for p in declared)
+        open_money = {m.start_no: m for m in money(t, standings(t), prizes, "hort", budget=LIVE_BUDGET)}
+        dash = pages.open(f"{tracker.http_url}/arbiter/{TID}", width=1280, height=1600)
+        dash.wait_for_selector("#gate", state="visible")
+        dash.fill("#token", TOKEN)
+        dash.click("#gate-form button[type=submit]")
+        wait_seq(dash, seq)
+        dash.wait_for_selector(f'#prizes[data-seq="{seq}"]:not([hidden])', timeout=60_000)
+        assert "1000 · 600 · 400 — Hort" in dash.locator("#prizes-meta").inner_text()
+        for start_no, m in open_money.items():
+            if m.most == 0:
+                assert dash.locator(f'#prizes-table tr[data-start="{start_no}"]').count() == 0
+                continue
+            cell = dash.locator(f'#prizes-table tr[data-start="{start_no}"] .prize').inner_text().replace("≈", "")
+            assert cell == (f"{m.least}" if m.least == m.most else f"{m.least}–{m.most}"), start_no
+        rng = random.Random(8)
+        rest = [
+            ResultRecorded(f"{TID}/{r.number}/{w}-{b}", TID, r.number, w, b, rng.choice(["1-0", "0-1", "1/2-1/2"]))
+            for r in berger(10)[7:]
+            for w, b in r.pairs
+        ]
+        seq = arbiter.submit_all(rest)
+    done = fold_all([*events, *rest])
+    final = {no: v for no, v in paid(standings(done), prizes, "hort").items() if v > 0}
+    dash.wait_for_selector(f'#prizes[data-seq="{seq}"]:not([hidden])', timeout=60_000)
+    shown = {
+        int(row.get_attribute("data-start") or 0): row.locator(".prize").inner_text()
+        for row in dash.locator("#prizes-table tbody tr").all()
+    }
+
+    def written(x: Fraction) -> str:
+        return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}"
+
+    assert shown == {no: written(v) for no, v in final.items()}
+    assert "the split to pay, 2000 in all" in dash.locator("#prizes-meta").inner_text()

@@ -403,6 +403,9 @@ class StakesMessage(TypedDict):
     chances: ChancesJSON | None
     #: each player's rating change, performance and title norms in play (:mod:`tracker.core.worth.live`)
     worth: NotRequired[list[PlayerWorthJSON]]
+    #: the prizes declared per place from the 1st and how they are shared (absent: none declared)
+    prizes: NotRequired[list[float]]
+    sharing: NotRequired[str]
 
 
 class CueMessage(TypedDict):
@@ -462,6 +465,9 @@ def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None)
     }
     if worth is not None:
         body["worth"] = worth_json(worth)
+        if worth.prizes:
+            body["prizes"] = [float(p) for p in worth.prizes]
+            body["sharing"] = worth.sharing
     return encode(body)
 
 

@@ -14,6 +14,7 @@ import {
 } from "/static/arbiter-state.js";
 import { entering, mountRows, renderRows } from "/static/arbiter-rows.js";
 import { renderProjection } from "/static/arbiter-projection.js";
+import { renderPrizes } from "/static/arbiter-prizes.js";
 
 const TOKEN_KEY = "tracker-arbiter-token";
 const LANG_KEY = "tracker-arbiter-lang";   // the language chosen in this tab (sessionStorage, as the token)
@@ -65,7 +66,8 @@ function start(token) {
   $("dash").hidden = false;
   $("signout").hidden = false;
   $("status").hidden = false;
-  feed = new LiveFeed(tournament, { onSnapshot: onStandings, onUpdate, onMessage, onStatus }, { token });
+  // stakes: the prizes card reads their worth (the arbiters' projection search answers the stakes too)
+  feed = new LiveFeed(tournament, { onSnapshot: onStandings, onUpdate, onMessage, onStatus }, { token, subscribe: { stakes: true } });
   window.trackerFeed = feed.start();
 }
 
@@ -514,6 +516,8 @@ function onMessage(m) {
   } else if (m.type === "projection" && m.tournament === tournament) {
     projection = m;
     renderProjection(projection);
+  } else if (m.type === "stakes" && m.tournament === tournament) {
+    renderPrizes(m, state.payload);
   }
 }
 

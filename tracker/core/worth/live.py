@@ -82,6 +82,9 @@ class LiveWorth:
     decides: dict[GameKey, dict[GameResult, tuple[NormStake, ...]]]
     #: with prizes declared: per game of the round being played and outcome, its players' money then
     money: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = field(default_factory=dict)
+    #: the prizes declared per place (empty: none) and how they are shared
+    prizes: tuple[Fraction, ...] = ()
+    sharing: str = "hort"
 
 
 def norm_words(n: Norm) -> Said:
@@ -137,8 +140,8 @@ def live_worth(t: Tournament, s: Standings | None = None) -> LiveWorth:
                     key = (r, start_nos[w], start_nos[b])
                     decides.setdefault(key, {}).setdefault(result, []).append(found)
     at_stake: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = {}
-    if t.opened.prizes:
-        prizes = tuple(Fraction(p) for p in t.opened.prizes)
+    prizes = tuple(Fraction(p) for p in t.opened.prizes)
+    if prizes:
         try:
             paid = {m.start_no: m for m in money(t, s or standings(t), prizes, t.opened.sharing, budget=LIVE_BUDGET)}
             at_stake = money_at_stake(t, prizes, t.opened.sharing, budget=LIVE_BUDGET)
@@ -149,6 +152,8 @@ def live_worth(t: Tournament, s: Standings | None = None) -> LiveWorth:
         tuple(players),
         {key: {result: tuple(stakes) for result, stakes in by.items()} for key, by in decides.items()},
         at_stake,
+        prizes,
+        t.opened.sharing,
     )
 
 
