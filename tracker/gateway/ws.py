@@ -23,7 +23,7 @@ from websockets.frames import CloseCode
 from tracker.config import ServerConfig
 from tracker.core.checks import check_board_values
 from tracker.core.errors import DecodeError, EventRejected
-from tracker.core.events import BoardUpdated, Event
+from tracker.core.events import BoardUpdated, Event, Teams
 from tracker.core.phrases import Said, phrase, render
 from tracker.formats.fen import fen_problem
 from tracker.gateway.auth import Bucket, TokenGuard, Verdict, address_of
@@ -235,7 +235,9 @@ class Websockets:
                 if state is None
                 else [(state.start_nos[i], state.withdrawn_from[i]) for i in range(state.n) if state.withdrawn[i]]
             )
-            await conn.send(schedule_message(tid, rounds, gone).decode())
+            teams = state.opened.teams if state is not None else None
+            setup = teams if isinstance(teams, Teams) else None  # a team event: the arbiter page's match entry
+            await conn.send(schedule_message(tid, rounds, gone, setup).decode())
             await conn.send(notices_message(tid, self.desk.notices(tid)).decode())
             self.arbiter_joined(conn, tid)
         if (message.stakes or message.boards) and not self._may_join(conn):

@@ -15,7 +15,7 @@ import msgspec
 
 from tracker.core.apply import Update
 from tracker.core.errors import DecodeError
-from tracker.core.events import Event, GameResult, Submitted, TournamentId
+from tracker.core.events import Event, GameResult, Submitted, Teams, TournamentId
 from tracker.core.phrases import Said
 from tracker.core.projection import Projection
 from tracker.core.projection.chances import Chances
@@ -267,6 +267,21 @@ class ScheduleMessage(TypedDict):
     tournament: str
     rounds: list[list[tuple[int, int]]]
     withdrawals: NotRequired[list[tuple[int, int]]]
+    #: a team event's set-up: the boards of a match, the first-named team's colour per board (``""``: W B W B …)
+    #: and each team's players in board order (reserves last), for the arbiter page's match entry
+    teams: NotRequired[ScheduleTeamsJSON]
+
+
+class ScheduleTeamJSON(TypedDict):
+    team: int
+    name: str
+    players: list[int]
+
+
+class ScheduleTeamsJSON(TypedDict):
+    boards: int
+    colours: str
+    teams: list[ScheduleTeamJSON]
 
 
 def notices_message(tournament: str, notices: list[NoticeJSON], *, added: bool = False) -> bytes:
@@ -278,11 +293,21 @@ def notices_message(tournament: str, notices: list[NoticeJSON], *, added: bool =
 
 
 def schedule_message(
-    tournament: str, rounds: list[list[tuple[int, int]]], withdrawals: list[tuple[int, int]] | None = None
+    tournament: str,
+    rounds: list[list[tuple[int, int]]],
+    withdrawals: list[tuple[int, int]] | None = None,
+    teams: Teams | None = None,
 ) -> bytes:
     body: ScheduleMessage = {"type": "schedule", "tournament": tournament, "rounds": rounds}
     if withdrawals:
         body["withdrawals"] = withdrawals
+    if teams is not None:
+        body["teams"] = {
+            # without a board count, the smallest team's size (a team fields no more boards than it has players)
+            "boards": teams.boards or min(len(x.players) for x in teams.teams),
+            "colours": teams.colours,
+            "teams": [{"team": x.number, "name": x.name, "players": list(x.players)} for x in teams.teams],
+        }
     return encode(body)
 
 

@@ -15,6 +15,7 @@ import {
 import { entering, mountRows, renderRows } from "/static/arbiter-rows.js";
 import { renderProjection } from "/static/arbiter-projection.js";
 import { renderPrizes } from "/static/arbiter-prizes.js";
+import { mountTeams, onTeamSchedule, renderMatch } from "/static/arbiter-teams.js";
 
 const TOKEN_KEY = "tracker-arbiter-token";
 const LANG_KEY = "tracker-arbiter-lang";   // the language chosen in this tab (sessionStorage, as the token)
@@ -391,6 +392,7 @@ function onStandings(message) {
   renderRound();
   precheck();
   renderProjection(projection);
+  renderMatch();
 }
 
 /** "10 players · 9 rounds · 40 games played · seq 41 · C.07 2026" (and "all games in" once they are). */
@@ -503,6 +505,7 @@ function onMessage(m) {
     renderNotices();
   } else if (m.type === "schedule" && m.tournament === tournament) {
     state.schedule = m.rounds;
+    onTeamSchedule(m);
     for (const [player, round] of m.withdrawals || []) noteWithdrawal(player, round);
     if (ready()) {
       follow();
@@ -530,6 +533,7 @@ function onStatus(s) {
 // -- start ----------------------------------------------------------------------------
 
 mountRows(submit);
+mountTeams(submit);
 syncForm();
 const saved = sessionStorage.getItem(TOKEN_KEY);
 if (saved) start(saved);
