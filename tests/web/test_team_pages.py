@@ -182,3 +182,58 @@ def test_the_overlay_shows_the_team_table_of_a_team_event_and_its_players_on_req
     wait_seq(players, payload["seq"])
     players.wait_for_selector("#rows .row[data-start]")
     assert players.locator("#rows .row[data-team]").count() == 0
+
+
+KIND_NAMES = {"MPTS": "Match points", "GPTS": "Game points", "EDE": "Direct encounter", "SB": "Sonneborn-Berger"}
+
+
+def _team_value(row: dict[str, Any], code: str) -> float:
+    return {"MPTS": row["match_points"], "GPTS": row["game_points"]}.get(code.upper(), row["tiebreaks"].get(code))
+
+
+def test_why_one_team_is_above_another_names_the_first_criterion_that_separates_them(pages: Pages, team: Team) -> None:
+    """Every pair of teams: the answer's deciding line is the first criterion of the team order on which the
+    payload's two rows differ, with both values; the lines before it are the criteria they are equal on."""
+    page = spectator(pages, team, "?lang=en")
+    payload = standings_of(team.tracker, team.tid)
+    rows = payload["teams"]
+    order = list(rows[0]["tiebreaks"])
+    assert order[0] == "MPTS"
+    page.wait_for_selector("#team-why-answer")
+    for a in rows:
+        for b in rows:
+            if a["team"] >= b["team"]:
+                continue
+            page.select_option("#team-why-a", str(a["team"]))
+            page.select_option("#team-why-b", str(b["team"]))
+            upper, lower = (a, b) if a["rank"] <= b["rank"] else (b, a)
+            answer = page.locator("#team-why-answer")
+            lines = answer.locator("li").all_text_contents()
+            differ = [c for c in order if _team_value(upper, c) != _team_value(lower, c)]
+            if upper["rank"] == lower["rank"]:
+                assert answer.get_attribute("data-criterion") == ""
+                continue
+            code = differ[0]
+            assert answer.get_attribute("data-criterion") == code, (upper["name"], lower["name"])
+            name = KIND_NAMES[code.split(":")[0].upper()]
+            better = "lower is better" if code.upper().startswith("EDE") else "higher is better"
+            assert lines[-1] == (
+                f"{name} ({code}) decides: {upper['name']} {fmt(_team_value(upper, code))}, "
+                f"{lower['name']} {fmt(_team_value(lower, code))}; {better}."
+            )
+            assert len(lines) == order.index(code) + 1
+            assert answer.locator("li.decides").count() == 1
+            head = answer.locator(".why-head").inner_text()
+            assert head == f"{upper['name']} (rank {upper['rank']}) is above {lower['name']} (rank {lower['rank']})."
+
+
+def test_each_team_column_says_which_way_is_better(pages: Pages, team: Team) -> None:
+    """EDE is a place among the tied teams (lower first, as the FIDE TEC server prints it): its header says lower
+    is better; match points, game points and Sonneborn-Berger say higher."""
+    page = spectator(pages, team, "?lang=en")
+    titles = {
+        th.get_attribute("data-code"): th.get_attribute("title")
+        for th in page.locator("#teams .team-standings thead th[data-code]").all()
+    }
+    assert titles["EDE"] is not None and titles["EDE"].endswith("lower is better."), titles
+    assert titles["SB:MP"] is not None and titles["SB:MP"].endswith("higher is better."), titles

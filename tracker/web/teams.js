@@ -32,8 +32,97 @@ function kindWords(code) {
 /** A column header's words, as the individual columns say theirs: "name: what; which way is better." */
 export function teamWords(code) {
   const [name, what] = kindWords(code);
-  const better = code.toUpperCase() === "TPN" ? t("teams.tb.lower", "lower is better") : t("teams.tb.higher", "higher is better");
+  const better = lowerFirst(code) ? t("teams.tb.lower", "lower is better") : t("teams.tb.higher", "higher is better");
   return `${name}: ${what}; ${better}.`;
+}
+
+/** A team's value on `code` in the row (MPTS and GPTS are the row's match and game points). */
+function teamValue(row, code) {
+  const upper = code.toUpperCase();
+  if (upper === "MPTS") return row.match_points;
+  if (upper === "GPTS") return row.game_points;
+  return row.tiebreaks[code];
+}
+
+/** Whether lower is better for `code` (TPN; a direct-encounter place). */
+function lowerFirst(code) {
+  const upper = code.toUpperCase();
+  return upper === "TPN" || upper.startsWith("EDE");
+}
+
+/**
+ * Why team `a` ranks above team `b` (or not), in plain words: {upper, lower, criterion, decides, lines[]} as
+ * explain.js's whyAbove says it for players: the team order's criteria one by one (MPTS first as the order
+ * has it), each equal one said with its value, the first that separates them with both values.
+ */
+export function whyTeamAbove(payload, a, b) {
+  const [upper, lower] = a.rank <= b.rank ? [a, b] : [b, a];
+  const U = upper.name, L = lower.name;
+  const order = Object.keys(upper.tiebreaks);
+  if (!order.some((c) => c.toUpperCase() === "MPTS")) order.unshift("MPTS");
+  if (upper.rank === lower.rank) {
+    return { upper, lower, criterion: null, decides: -1, lines: [
+      t("teams.why.share", "{a} and {b} share rank {rank}: they are equal on every criterion of the team order ({order}).", { a: U, b: L, rank: upper.rank, order: order.join(" › ") })] };
+  }
+  const lines = [];
+  for (const code of order) {
+    const u = teamValue(upper, code), l = teamValue(lower, code);
+    const [name] = kindWords(code);
+    if (u === l) {
+      lines.push(t("teams.why.equal_on", "Equal on {name} ({code}): {value}.", { name, code, value: fmt(u) }));
+      continue;
+    }
+    const better = lowerFirst(code) ? t("teams.tb.lower", "lower is better") : t("teams.tb.higher", "higher is better");
+    lines.push(t("teams.why.decides", "{name} ({code}) decides: {a} {va}, {b} {vb}; {better}.", { name, code, a: U, va: fmt(u), b: L, vb: fmt(l), better }));
+    return { upper, lower, criterion: code, decides: lines.length - 1, lines };
+  }
+  return { upper, lower, criterion: null, decides: -1, lines };
+}
+
+/** The "why" answer for the teams `picked` (their numbers) in `payload`. */
+function whyAnswer(payload, picked) {
+  const rows = payload.teams;
+  const ra = rows.find((r) => r.team === picked.a), rb = rows.find((r) => r.team === picked.b);
+  if (ra === rb) {
+    return el("div", { id: "team-why-answer", class: "why-answer", role: "status" },
+      el("p", { class: "legend" }, t("teams.why.pick", "Pick two different teams.")));
+  }
+  const why = whyTeamAbove(payload, ra, rb);
+  return el("div", { id: "team-why-answer", class: "why-answer", role: "status", dataset: { criterion: why.criterion || "", upper: why.upper.team } },
+    el("p", { class: "why-head" }, why.criterion
+      ? t("teams.why.head.above", "{a} (rank {ra}) is above {b} (rank {rb}).", { a: why.upper.name, ra: why.upper.rank, b: why.lower.name, rb: why.lower.rank })
+      : t("teams.why.head.share", "{a} and {b} share rank {rank}.", { a: why.upper.name, b: why.lower.name, rank: why.upper.rank })),
+    el("ol", null, why.lines.map((line, i) => el("li", { class: i === why.decides ? "decides" : null }, line))),
+    payload.provisional ? el("p", { class: "legend" }, t("why.provisional", "Provisional: the order can change with the remaining games.")) : null);
+}
+
+/** The "why is one team above another" part: two menus and the answer; `picked` keeps the teams across redraws. */
+function whyPart(payload, picked) {
+  const rows = payload.teams;
+  if (rows.length < 2) return null;
+  if (!rows.some((r) => r.team === picked.a) || !rows.some((r) => r.team === picked.b)) {
+    // start on the closest pair: the first two teams equal on match points, else the top two
+    const tie = rows.findIndex((r, i) => i > 0 && rows[i - 1].match_points === r.match_points);
+    [picked.a, picked.b] = tie > 0 ? [rows[tie - 1].team, rows[tie].team] : [rows[0].team, rows[1].team];
+  }
+  let answer = whyAnswer(payload, picked);
+  const menu = (key, label) => {
+    const select = el("select", { id: `team-why-${key}`, "aria-label": label },
+      rows.map((r) => el("option", { value: String(r.team), selected: r.team === picked[key] }, r.name)));
+    select.addEventListener("change", () => {  // only the answer is redrawn: the menu keeps its focus
+      picked[key] = Number(select.value);
+      const fresh = whyAnswer(payload, picked);
+      answer.replaceWith(fresh);
+      answer = fresh;
+    });
+    return select;
+  };
+  return el("div", { class: "team-why" },
+    el("h2", { id: "team-why-h" }, t("teams.why.heading", "Why is one team above another?")),
+    el("p", { class: "why-pick" },
+      el("label", null, t("teams.why.team", "Team"), " ", menu("a", t("teams.why.first", "first team"))), " ",
+      el("label", null, t("why.and", "and"), " ", menu("b", t("teams.why.second", "second team")))),
+    answer);
 }
 
 /** The tie-break codes shown after MP and GP (MPTS and GPTS are those two columns). */
@@ -115,6 +204,15 @@ export function mountSpectatorTeams(before) {
   const box = el("section", { class: "card teams-card", id: "teams", hidden: true, "aria-labelledby": "teams-h" });
   before.parentNode.insertBefore(box, before);
   let previous = new Map();
+  const picked = { a: null, b: null };  // the "why" menus' teams, kept across redraws
+  const draw = (payload, changed) => {
+    fill(box,
+      el("h2", { id: "teams-h" }, t("teams.heading", "Teams")),
+      el("div", { class: "scroll" }, teamTable(payload, changed)),
+      whyPart(payload, picked),
+      el("h2", null, t("teams.matches", "Matches")),
+      el("div", { class: "match-rounds" }, matchCards(payload)));
+  };
   return (payload) => {
     if (!payload.teams) {
       box.hidden = true;
@@ -125,11 +223,7 @@ export function mountSpectatorTeams(before) {
     previous = now;
     box.hidden = false;
     document.documentElement.dataset.teams = String(payload.teams.length);
-    fill(box,
-      el("h2", { id: "teams-h" }, t("teams.heading", "Teams")),
-      el("div", { class: "scroll" }, teamTable(payload, changed)),
-      el("h2", null, t("teams.matches", "Matches")),
-      el("div", { class: "match-rounds" }, matchCards(payload)));
+    draw(payload, changed);
   };
 }
 
