@@ -237,3 +237,35 @@ def test_each_team_column_says_which_way_is_better(pages: Pages, team: Team) -> 
     }
     assert titles["EDE"] is not None and titles["EDE"].endswith("lower is better."), titles
     assert titles["SB:MP"] is not None and titles["SB:MP"].endswith("higher is better."), titles
+
+
+def test_the_overlay_shows_a_teams_match_as_a_lower_third(pages: Pages, team: Team) -> None:
+    """mode=match&team=K: team K's match of the latest round, its score and every board as the payload has it."""
+    payload = standings_of(team.tracker, team.tid)
+    latest = payload["matches"][-1]
+    match = next(m for m in latest["matches"] if m["second"] is not None)
+    k = match["second"]["team"]
+    overlay = pages.open(f"{team.tracker.http_url}/overlay/{team.tid}?mode=match&team={k}", width=1280, height=720)
+    wait_seq(overlay, payload["seq"])
+    third = overlay.locator("#match-third:not([hidden])")
+    third.wait_for()
+    assert overlay.locator("#board").is_hidden()
+    assert third.get_attribute("data-round") == str(latest["round"])
+    assert (third.get_attribute("data-first"), third.get_attribute("data-second")) == (
+        str(match["first"]["team"]),
+        str(k),
+    )
+    assert third.locator(".team-name.first").inner_text() == match["first"]["name"]
+    assert third.locator(".team-name.second").inner_text() == match["second"]["name"]
+    score = f"{fmt(match['first']['game_points'])}–{fmt(match['second']['game_points'])}"
+    assert third.locator(".match-score").inner_text() == score
+    names = {r["start_no"]: r["name"] for r in payload["standings"]}
+    symbols = {"1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−", None: "·"}
+    shown = [
+        (li.locator(".white").inner_text(), li.locator(".result").inner_text(), li.locator(".black").inner_text())
+        for li in third.locator(".match-boards li").all()
+    ]
+    assert shown == [(names[b["white"]], symbols[b["result"]], names[b["black"]]) for b in match["boards"]]
+    img = Path(os.environ.get("TRACKER_SCREENSHOTS") or "/nonexistent")
+    if img.is_dir():  # the README's picture (make screenshots)
+        overlay.screenshot(path=str(img / "match-third.png"))

@@ -10,7 +10,8 @@
 // an estimate), boards=1 (an eval bar per game in progress), delay=N (a
 // spoiler delay: everything N seconds late; the title and "delayed by N s"
 // show at once, before the delayed standings arrive), lang=ru (the language: en, ru, es, de, fr; else the
-// browser's, else English), view=players (a team event's players; by default its teams).
+// browser's, else English), view=players (a team event's players; by default its teams), mode=match&team=K
+// (a team event: team K's match of the latest round as a lower third, board by board; team=0 the first).
 // The parameters are the table OVERLAY_PARAMS (params.js) that this script
 // and stakes.js both read; one that is not understood is reported once in
 // the console and ignored (its default applies).
@@ -23,7 +24,7 @@ import { ignored, OVERLAY_PARAMS, readParams } from "/static/params.js";
 import { arrow, mountOverlayLive } from "/static/boards.js";
 import { mountOverlayStakes, ratingChange, subscribeOptions } from "/static/stakes.js";
 import { directEncounter, placeWords, ptsLabel, rankingOrder } from "/static/explain.js";
-import { renderOverlayTeams } from "/static/teams.js";
+import { renderOverlayMatch, renderOverlayTeams } from "/static/teams.js";
 
 const params = readParams(location.search, OVERLAY_PARAMS, "overlay");
 const lang = await startLanguage(params.lang);
@@ -229,6 +230,11 @@ let official = null;
 const live = params.mode === "live" || params.boards === "1" ? mountOverlayLive(params, () => official && render(live.view(official))) : null;
 const show = (m) => {
   official = m;
+  if (params.mode === "match") {  // a team match's lower third (teams.js) instead of the table
+    $("board").hidden = true;
+    renderOverlayMatch(m, params.team, short);
+    return;
+  }
   if (m.teams && params.view !== "players" && params.mode === "table") {  // a team event: its teams (view=players: its players)
     rowEls.clear();
     current = null;

@@ -15,7 +15,8 @@ export const OVERLAY_PARAMS = {
   names: { kind: "choice", choices: ["full", "short"] },         // short: surnames
   status: { kind: "choice", choices: ["badge", "dot", "none"] },  // the connection state on air
   legend: { kind: "choice", choices: ["none", "order"] },        // order: "Ranked by Pts › DE › …"
-  mode: { kind: "choice", choices: ["table", "stakes", "chances", "cues", "live"] },  // live: as the games stand
+  mode: { kind: "choice", choices: ["table", "stakes", "chances", "cues", "live", "match"] },  // live: as the games stand; match: a team match's lower third
+  team: { kind: "int", default: 0, lo: 0, hi: 999 },              // mode=match: the team whose match (0: the round's first)
   boards: { kind: "choice", choices: ["0", "1"] },               // 1: an eval bar per game in progress
   board: { kind: "int", default: 1, lo: 1, hi: 500 },             // mode=stakes: board N of the round being played
   cues: { kind: "choice", choices: ["0", "1"] },                 // 1: lower thirds for cues

@@ -251,3 +251,54 @@ export function renderOverlayTeams(payload, $, top, short) {
       cols.map((c) => el("span", { class: "cell num col-tb", role: "cell" }, el("span", { class: "v" }, fmt(c.value(row))))))));
   fill($("foot"));
 }
+
+/**
+ * The match of team `team` in the latest round it has a match in (null when none yet): {round, match}.
+ * `team` 0: the first match of the latest round.
+ */
+export function currentMatch(payload, team) {
+  for (const round of [...(payload.matches || [])].reverse()) {
+    const match = round.matches.find((m) => m.second && (!team || m.first.team === team || m.second.team === team));
+    if (match) return { round: round.round, match };
+  }
+  return null;
+}
+
+/**
+ * The overlay's match lower third (mode=match, team=K): the two teams and the match score, then each board's
+ * result ("·" while it is played), following every board result as it comes in.  Returns the element's
+ * state for tests: it is #match-third.
+ */
+export function renderOverlayMatch(payload, team, short) {
+  let third = document.getElementById("match-third");
+  if (!third) {
+    third = el("div", { id: "match-third", class: "match-third", role: "status", "aria-live": "polite", hidden: true });
+    document.body.append(third);
+  }
+  const found = payload.teams ? currentMatch(payload, team) : null;
+  third.hidden = !found;
+  if (!found) return;
+  const { round, match } = found;
+  const byNo = new Map(payload.standings.map((r) => [r.start_no, r.name]));
+  const name = (no) => {
+    const full = no === null || no === undefined ? "?" : byNo.get(no) ?? String(no);
+    return short ? full.split(",")[0] : full;
+  };
+  third.dataset.round = String(round);
+  third.dataset.first = String(match.first.team);
+  third.dataset.second = String(match.second.team);
+  third.dataset.complete = String(match.complete);
+  fill(third,
+    el("div", { class: "match-line" },
+      el("span", { class: "match-round" }, t("overlay.round", "Rd {round}", { round })),
+      el("span", { class: "team-name first" }, match.first.name),
+      el("span", { class: "match-score" }, `${fmt(match.first.game_points)}–${fmt(match.second.game_points)}`),
+      el("span", { class: "team-name second" }, match.second.name)),
+    el("ol", { class: "match-boards" }, match.boards.map((b) =>
+      el("li", { dataset: { board: b.board, result: b.result ?? "" } },
+        el("span", { class: "board-no" }, String(b.board)),
+        el("span", { class: "white" }, name(b.white)),
+        el("span", { class: "result", title: b.result ? resultWords(b.result) : t("teams.pending", "to play") },
+          b.result ? RESULT_SYMBOLS[b.result] ?? b.result : "·"),
+        el("span", { class: "black" }, name(b.black))))));
+}
