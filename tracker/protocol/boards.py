@@ -13,7 +13,7 @@ chances and the stakes sentences of the games in progress.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Literal, NotRequired, TypedDict, cast
 
 from tracker.core.boards import BoardSet, board_age, eval_text, is_stale
 from tracker.core.events import EvalSource, Evaluation, GameResult
@@ -23,8 +23,10 @@ from tracker.core.worth.rating import one_decimal
 from tracker.protocol.delta import DeltaRowJSON, diff_standings
 from tracker.protocol.shapes import (
     ChancesJSON,
+    RoundMatchesJSON,
     SaidJSON,
     StandingsPayload,
+    TeamRowJSON,
     chances_json,
     encode,
     said_json,
@@ -118,6 +120,10 @@ class LiveMessage(TypedDict):
     stakes: list[BoardStakeJSON]
     #: the players of the games in progress: their rating change so far and performance as they would then be
     worth: NotRequired[list[LiveRatingJSON]]
+    #: a team event: the matches with a game in progress as they would then stand, and the team rows when
+    #: those would differ from the official ones
+    matches: NotRequired[list[RoundMatchesJSON]]
+    teams: NotRequired[list[TeamRowJSON]]
 
 
 class LiveRatingJSON(TypedDict):
@@ -172,9 +178,9 @@ def live_message(
     stakes: tuple[BoardStake, ...],
 ) -> bytes:
     """The ``live`` message: ``now`` (from :func:`tracker.core.live.as_it_stands`) against ``official``."""
-    payload: dict[str, Any] = dict(standings_payload(now.standings))
+    payload: StandingsPayload = standings_payload(now.standings)
     payload["seq"] = official["seq"]
-    _, rows, order = diff_standings(official, payload)
+    top, rows, order = diff_standings(official, payload)
     body: LiveMessage = {
         "type": "live",
         "tournament": official["tournament"],
@@ -203,6 +209,18 @@ def live_message(
     }
     if order is not None:
         body["order"] = order
+    if "matches" in payload and now.results:  # a team event: its matches of the games in progress, as they stand
+        playing = {(r, w, b) for r, w, b, _ in now.results}
+        live_matches: list[RoundMatchesJSON] = []
+        for rnd in payload["matches"]:
+            kept = [
+                m for m in rnd["matches"] if any((rnd["round"], x["white"], x["black"]) in playing for x in m["boards"])
+            ]
+            if kept:
+                live_matches.append({"round": rnd["round"], "matches": kept})
+        body["matches"] = live_matches
+        if "teams" in top:
+            body["teams"] = payload["teams"]
     if now.ratings:
         body["worth"] = [
             {

@@ -392,5 +392,6 @@ window.trackerFeed = new LiveFeed(tournament, {
   onMessage: (m) => {
     boards.onMessage(m);
     onStakes?.(m);
+    renderTeams.live(m);  // a team event: who is ahead in each match being played
   },
 }, { subscribe: subscribeOptions(spectatorParams, true, true) }).start();

@@ -152,8 +152,13 @@ export function teamTable(payload, changed) {
   return el("table", { class: "standings team-standings" }, head, body);
 }
 
-function matchCard(payload, match, names) {
+/** The key of a match across messages: its round and its two teams. */
+const matchKey = (round, m) => `${round}:${m.first.team}:${m.second?.team ?? 0}`;
+
+function matchCard(payload, match, names, round, live) {
   const { first, second } = match;
+  // a match being played, with a game in progress: the score if those games ended now (the live message)
+  const now = !match.complete && second ? live?.get(matchKey(round, match)) : null;
   if (!second) {
     return el("li", { class: "match-card bye", dataset: { first: first.team } },
       el("div", { class: "match-head" }, el("span", { class: "team-name" }, first.name),
@@ -165,6 +170,9 @@ function matchCard(payload, match, names) {
       el("span", { class: "match-score", title: match.complete ? t("teams.match.complete", "all boards in") : t("teams.match.playing", "boards still to play") },
         `${fmt(first.game_points)}–${fmt(second.game_points)}`),
       el("span", { class: "team-name second" }, second.name)),
+    now ? el("p", { class: "as-it-stands", title: t("boards.live.title", "each game in progress counted at its most likely result") },
+      el("span", { class: "badge estimate" }, t("boards.as_it_stands", "as it stands")), " ",
+      `${fmt(now.first.game_points)}–${fmt(now.second.game_points)}`) : null,
     el("ol", { class: "match-boards" }, match.boards.map((b) =>
       el("li", { dataset: { board: b.board, result: b.result ?? "" } },
         el("span", { class: "board-no", title: t("teams.board", "Board {board}", { board: b.board }) }, String(b.board)),
@@ -186,14 +194,31 @@ export function teamMeta(payload) {
     " · ", tn("teams.meta.games", "{n} board game played", "{n} board games played", { n: payload.games_played }), " · ");
 }
 
-/** The match cards, the latest round first. */
-export function matchCards(payload) {
+/**
+ * The official matches with those only the live boards have begun added (a match none of whose boards is in
+ * is not in the payload's matches: as it stands it is, its boards pending officially), by round.
+ */
+function withLive(payload, live) {
+  const rounds = new Map((payload.matches || []).map((r) => [r.round, { round: r.round, matches: [...r.matches] }]));
+  for (const [key, m] of live || []) {
+    const round = Number(key.split(":")[0]);
+    const entry = rounds.get(round) ?? { round, matches: [] };
+    rounds.set(round, entry);
+    if (entry.matches.some((x) => matchKey(round, x) === key)) continue;
+    const zero = (side) => ({ ...side, game_points: 0, match_points: 0 });
+    entry.matches.push({ first: zero(m.first), second: zero(m.second), boards: m.boards.map((b) => ({ ...b, result: null })), complete: false });
+  }
+  return [...rounds.values()].sort((a, b) => a.round - b.round);
+}
+
+/** The match cards, the latest round first; `live` (match key → the match as it stands) adds who is ahead. */
+export function matchCards(payload, live = null) {
   const byNo = new Map(payload.standings.map((r) => [r.start_no, r.name]));
   const names = (no) => (no === null || no === undefined ? "?" : byNo.get(no) ?? String(no));
-  return [...(payload.matches || [])].reverse().map((round) =>
+  return withLive(payload, live).reverse().map((round) =>
     el("section", { class: "match-round", dataset: { round: round.round } },
       el("h3", null, t("teams.round", "Round {round}", { round: round.round })),
-      el("ol", { class: "match-cards" }, round.matches.map((m) => matchCard(payload, m, names)))));
+      el("ol", { class: "match-cards" }, round.matches.map((m) => matchCard(payload, m, names, round.round, live)))));
 }
 
 /**
@@ -205,19 +230,24 @@ export function mountSpectatorTeams(before) {
   before.parentNode.insertBefore(box, before);
   let previous = new Map();
   const picked = { a: null, b: null };  // the "why" menus' teams, kept across redraws
+  let live = new Map();  // match key → the match as it stands (the newest live message for this seq)
+  let liveSeq = -1;
+  let last = null;
   const draw = (payload, changed) => {
     fill(box,
       el("h2", { id: "teams-h" }, t("teams.heading", "Teams")),
       el("div", { class: "scroll" }, teamTable(payload, changed)),
       whyPart(payload, picked),
       el("h2", null, t("teams.matches", "Matches")),
-      el("div", { class: "match-rounds" }, matchCards(payload)));
+      rounds = el("div", { class: "match-rounds" }, matchCards(payload, liveSeq === payload.seq ? live : null)));
   };
-  return (payload) => {
+  let rounds = null;
+  const render = (payload) => {
     if (!payload.teams) {
       box.hidden = true;
       return;
     }
+    last = payload;
     const now = new Map(payload.teams.map((r) => [r.team, `${r.rank}|${r.match_points}|${r.game_points}`]));
     const changed = new Set([...now].filter(([team, key]) => previous.size && previous.get(team) !== key).map(([team]) => team));
     previous = now;
@@ -225,6 +255,14 @@ export function mountSpectatorTeams(before) {
     document.documentElement.dataset.teams = String(payload.teams.length);
     draw(payload, changed);
   };
+  /** A live message ("if the games ended now"): the matches with a game in progress, as they would stand. */
+  render.live = (m) => {
+    if (m.type !== "live" || !m.matches) return;
+    live = new Map(m.matches.flatMap((r) => r.matches.map((x) => [matchKey(r.round, x), x])));
+    liveSeq = m.seq;
+    if (last && rounds && !box.hidden && liveSeq === last.seq) fill(rounds, ...matchCards(last, live));  // the cards alone
+  };
+  return render;
 }
 
 /** The overlay's team table (a team event, unless view=players): #columns and #rows as its players' table. */
