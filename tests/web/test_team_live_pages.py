@@ -17,8 +17,10 @@ from tests.web.test_browser import Pages, arbiter_of, fmt, wait_seq
 from tests.web.test_live_pages import send_board
 from tracker.core.apply import fold
 from tracker.core.boards import BoardSet
-from tracker.core.events import BoardUpdated, Evaluation, Event, ResultRecorded
+from tracker.core.events import BoardUpdated, Evaluation, Event, ResultRecorded, Teams
 from tracker.core.live import as_it_stands
+from tracker.core.teams.setup import setup_of
+from tracker.core.teams.stakes import live_team_stakes
 from tracker.formats.files import read_file
 from tracker.protocol import standings_payload
 
@@ -72,3 +74,39 @@ def test_a_match_card_says_who_is_ahead_as_the_games_in_progress_stand(
     # the other match of round 3 is complete: no estimate
     other = page.locator('#teams .match-round[data-round="3"] .match-card.complete')
     assert other.count() == 1 and other.locator(".as-it-stands").count() == 0
+
+
+def test_the_spectator_page_says_what_each_board_of_the_last_round_decides_for_the_teams(
+    tracker_factory: Callable[..., RunningTracker], pages: Pages
+) -> None:
+    """team-rr-9004 (ten teams) before its last round: every board whose result decides 1st or the medals is
+    listed with the sentences of tracker.core.teams.stakes for each result."""
+    tracker = tracker_factory()
+    tf = read_file(str(data_file("team-rr/team-rr-9004.trf")))
+    last = max(getattr(e, "round", 0) for e in tf.events)
+    played: list[Event] = [tf.opened, *(e for e in tf.events if getattr(e, "round", 0) < last)]
+    tid = tf.opened.tournament
+    with arbiter_of(tracker) as arbiter:
+        seq = arbiter.submit_all(played)
+    state = fold(played)
+    assert state is not None and isinstance(tf.opened.teams, Teams)
+    found = live_team_stakes(state, setup_of(tf.opened.teams))
+    assert found
+    expected = {
+        (d.game.white, d.game.black): {
+            result: [s.text for s in stakes] for result, _, stakes, _ in d.outcomes if stakes
+        }
+        for d in found
+        if any(o[2] for o in d.outcomes)
+    }
+    page = pages.open(f"{tracker.http_url}/t/{tid}", width=1280, height=1600)
+    wait_seq(page, seq)
+    page.wait_for_selector(f'#teams .team-stakes[data-seq="{seq}"]', timeout=60_000)
+    shown: dict[tuple[int, int], dict[str, list[str]]] = {}
+    for item in page.locator("#teams .team-stakes .stake-game").all():
+        key = (int(item.get_attribute("data-white") or 0), int(item.get_attribute("data-black") or 0))
+        shown[key] = {
+            li.get_attribute("data-result") or "": li.locator(".stake").all_inner_texts()
+            for li in item.locator(".stake-outcomes > li").all()
+        }
+    assert shown == expected

@@ -37,12 +37,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tracker.core.crosstable import Tournament
+from tracker.core.events import Teams
 from tracker.core.projection import project
 from tracker.core.projection.analysis import Memory, analyse, project_again, stakes_again
 from tracker.core.projection.chances import chances
 from tracker.core.projection.cues import Insight, insight
 from tracker.core.projection.stakes import Stakes
 from tracker.core.standings import standings
+from tracker.core.teams.setup import setup_of
+from tracker.core.teams.stakes import live_team_stakes
 from tracker.core.worth.live import live_worth
 from tracker.derived.workers import OutOfTime, deadline
 from tracker.protocol import projection_message, stakes_message
@@ -61,7 +64,9 @@ class Computed:
 def computed(state: Tournament, k: Stakes) -> Computed:
     """The stakes ``k`` of ``state`` as the feed sends them: encoded, with the chances and the cues' insight."""
     table = standings(state)
-    message = stakes_message(k, chances(state, seed=state.seq), live_worth(state, table))
+    teams = state.opened.teams
+    team_games = live_team_stakes(state, setup_of(teams)) if isinstance(teams, Teams) else None
+    message = stakes_message(k, chances(state, seed=state.seq), live_worth(state, table), team_games)
     return Computed(message, insight(table, k), k)
 
 

@@ -21,9 +21,11 @@ from tracker.core.projection import Projection
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.cues import Cue, CueKind
 from tracker.core.projection.stakes import OutcomeStakes, Stakes
+from tracker.core.teams.stakes import BoardDecides
 from tracker.core.worth.live import LiveWorth, NormStake
 from tracker.core.worth.prizes import MoneyStake
 from tracker.protocol.shapes import (
+    BoardDecidesJSON,
     ChancesJSON,
     ColumnJSON,
     GameStakesJSON,
@@ -42,6 +44,7 @@ from tracker.protocol.shapes import (
     projection_json,
     said_json,
     standings_payload,
+    team_games_json,
     worth_json,
 )
 
@@ -431,6 +434,8 @@ class StakesMessage(TypedDict):
     #: the prizes declared per place from the 1st and how they are shared (absent: none declared)
     prizes: NotRequired[list[float]]
     sharing: NotRequired[str]
+    #: a team event's last round: what each pending board decides for the teams (:mod:`tracker.core.teams.stakes`)
+    team_games: NotRequired[list[BoardDecidesJSON]]
 
 
 class CueMessage(TypedDict):
@@ -449,7 +454,9 @@ class CueMessage(TypedDict):
     said: SaidJSON
 
 
-def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None) -> bytes:
+def stakes_message(
+    k: Stakes, c: Chances | None, worth: LiveWorth | None = None, team_games: tuple[BoardDecides, ...] | None = None
+) -> bytes:
     """The ``stakes`` message: stakes and today's line states, and the chances (an estimate) apart; with
     ``worth``, each player's rating change, performance and norms, and the norms each outcome decides."""
     decides = {} if worth is None else worth.decides
@@ -493,6 +500,8 @@ def stakes_message(k: Stakes, c: Chances | None, worth: LiveWorth | None = None)
         if worth.prizes:
             body["prizes"] = [float(p) for p in worth.prizes]
             body["sharing"] = worth.sharing
+    if team_games is not None:
+        body["team_games"] = team_games_json(team_games)
     return encode(body)
 
 

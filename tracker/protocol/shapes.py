@@ -23,6 +23,7 @@ from tracker.core.projection import LineStatus, Projection, Scenario, Status
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import LineState
 from tracker.core.standings import Row, Standings
+from tracker.core.teams.stakes import BoardDecides
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.view import BoardGame, Match, Side, TeamView
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
@@ -640,6 +641,79 @@ class OutcomeStakesJSON(TypedDict):
     norms: NotRequired[list[NormStakeJSON]]
     #: with prizes declared, a game of the round being played: its players' money with this outcome
     money: NotRequired[list[MoneyStakeJSON]]
+
+
+class TeamLineStakeJSON(TypedDict):
+    """After this result the team (its number) has clinched, or can no longer reach, the first ``places``."""
+
+    team: int
+    places: int
+    after: Literal["clinched", "eliminated"]
+    text: str
+    said: SaidJSON
+
+
+class TeamRangeJSON(TypedDict):
+    team: int
+    rank_best: int
+    rank_worst: int
+
+
+class BoardOutcomeJSON(TypedDict):
+    """One result of a pending board: the team lines it decides and the rank ranges it changes."""
+
+    result: GameResult
+    exact: bool
+    stakes: list[TeamLineStakeJSON]
+    ranges: list[TeamRangeJSON]
+
+
+class BoardDecidesJSON(TypedDict):
+    """A pending board of a team event's last round (``white_team``/``black_team``: the teams by number)."""
+
+    round: int
+    board: int
+    white: int
+    black: int
+    white_team: int
+    black_team: int
+    outcomes: list[BoardOutcomeJSON]
+
+
+def team_games_json(found: tuple[BoardDecides, ...]) -> list[BoardDecidesJSON]:
+    """The ``team_games`` of a team event's stakes message (:mod:`tracker.core.teams.stakes`)."""
+    return [
+        {
+            "round": d.game.round,
+            "board": d.game.board,
+            "white": d.game.white,
+            "black": d.game.black,
+            "white_team": d.game.white_team,
+            "black_team": d.game.black_team,
+            "outcomes": [
+                {
+                    "result": result,
+                    "exact": exact,
+                    "stakes": [
+                        {
+                            "team": x.team,
+                            "places": x.places,
+                            "after": x.after,
+                            "text": x.text,
+                            "said": said_json(x.said),
+                        }
+                        for x in stakes
+                    ],
+                    "ranges": [
+                        {"team": team, "rank_best": best, "rank_worst": worst}
+                        for team, (best, worst) in sorted(ranges.items())
+                    ],
+                }
+                for result, exact, stakes, ranges in d.outcomes
+            ],
+        }
+        for d in found
+    ]
 
 
 class NormStateJSON(TypedDict):

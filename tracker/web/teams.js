@@ -6,7 +6,7 @@
 // Names are text nodes (el/fill): nothing from the server is ever written as HTML.
 
 import { el, fill, fmt, resultWords } from "/static/live.js";
-import { t, tn } from "/static/i18n.js";
+import { say, t, tn } from "/static/i18n.js";
 
 /** Short result symbols for a board (a forfeit as +/−); the title says it in words. */
 const RESULT_SYMBOLS = { "1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−" };
@@ -211,6 +211,31 @@ function withLive(payload, live) {
   return [...rounds.values()].sort((a, b) => a.round - b.round);
 }
 
+/** What each board of the last round decides for the teams (a stakes message's team_games), or null. */
+function boardStakes(payload, message) {
+  const games = (message?.team_games || []).filter((g) => g.outcomes.some((o) => o.stakes.length));
+  if (!games.length || message.seq !== payload.seq) return null;
+  const teams = new Map(payload.teams.map((r) => [r.team, r.name]));
+  const players = new Map(payload.standings.map((r) => [r.start_no, r.name]));
+  const outcomeWords = (result, g) => {
+    if (result === "1-0") return t("stakes.if_wins", "If {player} wins", { player: players.get(g.white) ?? String(g.white) });
+    if (result === "0-1") return t("stakes.if_wins", "If {player} wins", { player: players.get(g.black) ?? String(g.black) });
+    return t("stakes.if_draw", "If they draw");
+  };
+  return el("div", { class: "team-stakes", dataset: { seq: message.seq } },
+    el("h2", null, t("teams.stakes.heading", "What each board decides")),
+    el("ol", { class: "stake-games" }, games.map((g) =>
+      el("li", { class: "stake-game", dataset: { white: g.white, black: g.black, board: g.board } },
+        el("div", { class: "stake-pair" },
+          el("span", { class: "stake-board" }, t("stakes.board_no", "Board {board}", { board: g.board })),
+          el("strong", null, `${teams.get(g.white_team) ?? g.white_team} – ${teams.get(g.black_team) ?? g.black_team}`),
+          el("span", null, ` (${players.get(g.white) ?? g.white} – ${players.get(g.black) ?? g.black})`)),
+        el("ul", { class: "stake-outcomes" }, g.outcomes.filter((o) => o.stakes.length).map((o) =>
+          el("li", { dataset: { result: o.result } },
+            el("span", { class: "stake-if", title: resultWords(o.result) }, `${outcomeWords(o.result, g)}: `),
+            o.stakes.map((x, k) => [k ? "; " : null, el("span", { class: `stake ${x.after}`, dataset: { team: x.team } }, say(x.said, String, x.text))]))))))));
+}
+
 /** The match cards, the latest round first; `live` (match key → the match as it stands) adds who is ahead. */
 export function matchCards(payload, live = null) {
   const byNo = new Map(payload.standings.map((r) => [r.start_no, r.name]));
@@ -238,10 +263,13 @@ export function mountSpectatorTeams(before) {
       el("h2", { id: "teams-h" }, t("teams.heading", "Teams")),
       el("div", { class: "scroll" }, teamTable(payload, changed)),
       whyPart(payload, picked),
+      stakesBox = el("div", { class: "team-stakes-box" }, boardStakes(payload, stakes)),
       el("h2", null, t("teams.matches", "Matches")),
       rounds = el("div", { class: "match-rounds" }, matchCards(payload, liveSeq === payload.seq ? live : null)));
   };
   let rounds = null;
+  let stakesBox = null;
+  let stakes = null;  // the newest stakes message (its team_games)
   const render = (payload) => {
     if (!payload.teams) {
       box.hidden = true;
@@ -257,6 +285,11 @@ export function mountSpectatorTeams(before) {
   };
   /** A live message ("if the games ended now"): the matches with a game in progress, as they would stand. */
   render.live = (m) => {
+    if (m.type === "stakes") {
+      stakes = m;
+      if (last && stakesBox && !box.hidden) fill(stakesBox, boardStakes(last, stakes));
+      return;
+    }
     if (m.type !== "live" || !m.matches) return;
     live = new Map(m.matches.flatMap((r) => r.matches.map((x) => [matchKey(r.round, x), x])));
     liveSeq = m.seq;
