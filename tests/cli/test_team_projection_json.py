@@ -58,7 +58,7 @@ def test_a_team_file_cut_one_round_before_the_end_projects_its_teams(capsys: pyt
     doc = _document(capsys, "standings", path, "--after-round", "8", "--project", "--format", "json")
     assert doc["teams"] and doc["standings"]  # the rows are still there
     p = doc["projection"]
-    assert set(p) == {"exact", "rank_key", "remaining", "teams", "games"}
+    assert set(p) == {"exact", "rank_key", "remaining", "teams", "games", "lines", "chances"}
     assert p["exact"] is True and p["rank_key"] == ["MPTS", "GPTS"]
     games = p["games"]
     assert p["remaining"] == len(games) == 20  # five matches of four boards in round 9
@@ -131,3 +131,35 @@ def test_the_text_table_of_a_team_file_projects_its_teams_not_its_players(capsys
     names = {p["start_no"]: p["name"] for p in doc["standings"]}
     board_lines = [line for line in out.splitlines() if line.count("│") == 4 and " – " in line]
     assert [line.split("│")[3].strip() for line in board_lines] == [f"{names[w]} – {names[b]}" for _, w, b in order]
+
+
+def test_the_team_lines_and_chances_follow_the_rank_ranges(capsys: pytest.CaptureFixture[str]) -> None:
+    """1st and the medals (ten teams): a team's state on each line follows its rank range, an open one with a
+    scenario that puts it in and one that keeps it out (recorded into the cut file, each does); the chances
+    (an estimate) are 0 where the line is out of reach and 1 where it is clinched, and sum to the places."""
+    path = str(TEAM_RR / "team-rr-9004.trf")
+    doc = _document(capsys, "standings", path, "--after-round", "8", "--project", "--format", "json")
+    p = doc["projection"]
+    ranges = {t["team"]: (t["rank_best"], t["rank_worst"]) for t in p["teams"]}
+    assert [line["places"] for line in p["lines"]] == [1, 3] and [x["name"] for x in p["lines"]] == ["1st", "top 3"]
+    odds = {c["team"]: c for c in p["chances"]["teams"]}
+    assert p["chances"]["estimate"] is True and p["chances"]["lines"] == [1, 3]
+    opened = 0
+    for k, line in enumerate(p["lines"]):
+        places = line["places"]
+        for entry in line["teams"]:
+            best, worst = ranges[entry["team"]]
+            want = "clinched" if worst <= places else "eliminated" if best > places else "open"
+            assert entry["state"] == want
+            chance = odds[entry["team"]]["lines"][k]
+            if want == "eliminated":
+                assert chance == 0.0
+            if want == "clinched":
+                assert chance == 1.0
+            if want == "open":
+                opened += 1
+                into = _positions(path, 8, entry["scenarios"]["in"])[entry["team"]]
+                out = _positions(path, 8, entry["scenarios"]["out"])[entry["team"]]
+                assert into[0] <= places < out[1], (entry, into, out)
+        assert abs(sum(c["lines"][k] for c in odds.values()) - places) < 1e-3
+    assert opened > 0

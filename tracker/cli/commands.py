@@ -91,9 +91,14 @@ def cmd_standings(args: argparse.Namespace) -> int:
             document["sharing"] = sharing
         if args.project and teams is not None:  # a team event: the teams' rank ranges over the pending boards
             from tracker.cli.teams import team_projection_json
+            from tracker.core.teams.chances import team_chances
             from tracker.core.teams.projection import project_teams
+            from tracker.core.teams.stakes import team_lines
 
-            document["projection"] = team_projection_json(project_teams(state, teams, team_codes))
+            projected = project_teams(state, teams, team_codes)
+            lines = team_lines(teams)
+            odds = team_chances(state, teams, lines, projected.key, seed=state.seq)
+            document["projection"] = team_projection_json(projected, lines, odds)
         elif args.project:
             from tracker.core.projection import project
             from tracker.protocol import projection_json

@@ -21,6 +21,7 @@ from tracker.cli.projection import (
 from tracker.cli.tables import RANK, STATUS, Grid
 from tracker.cli.words import number, place, say
 from tracker.core.phrases import phrase, plural
+from tracker.core.teams.chances import TEAM_MODEL, TeamChancesResult
 from tracker.core.teams.projection import TeamProjection
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.tiebreaks import parse_team_tiebreak, primary_of, team_rule_of
@@ -66,10 +67,45 @@ def print_team_table(s: TeamStandings, name: str, console: Console, lang: Catalo
     console.print(table)
 
 
-def team_projection_json(p: TeamProjection) -> dict[str, object]:
-    """``--project --format json`` for a team event: each team's rank range with a scenario per extreme
-    (board games by start number), and the pending board games (:mod:`tracker.core.teams.projection`)."""
+def team_lines_json(p: TeamProjection, lines: tuple[int, ...]) -> list[dict[str, object]]:
+    """Each team line (1st, the medals) and every team's state on it from its rank range: ``clinched`` (its
+    worst rank is within), ``eliminated`` (its best is not), else ``open`` — with the scenario that puts it
+    in (its best rank's) and the one that keeps it out (its worst rank's); exact when both extremes are."""
+    out: list[dict[str, object]] = []
+    for places in lines:
+        teams: list[dict[str, object]] = []
+        for r in p.teams:
+            best, worst = r.reached["rank_best"], r.reached["rank_worst"]
+            state = "clinched" if r.rank_worst <= places else "eliminated" if r.rank_best > places else "open"
+            entry: dict[str, object] = {"team": r.team, "state": state, "exact": best.exact and worst.exact}
+            if state == "open":
+                entry["scenarios"] = {"in": scenario_json(best.scenario), "out": scenario_json(worst.scenario)}
+            teams.append(entry)
+        out.append({"places": places, "name": "1st" if places == 1 else f"top {places}", "teams": teams})
+    return out
+
+
+def team_chances_json(c: TeamChancesResult) -> dict[str, object]:
+    """The team chances (an estimate, kept apart): per team the chance of 1st and of each line."""
     return {
+        "estimate": True,
+        "model": TEAM_MODEL.format(rate=c.draw_rate, runs=c.runs),
+        "seed": c.seed,
+        "runs": c.runs,
+        "lines": list(c.lines),
+        "teams": [
+            {"team": x.team, "first": round(x.first, 4), "lines": [round(v, 4) for v in x.lines]} for x in c.teams
+        ],
+    }
+
+
+def team_projection_json(
+    p: TeamProjection, lines: tuple[int, ...] = (), chances: TeamChancesResult | None = None
+) -> dict[str, object]:
+    """``--project --format json`` for a team event: each team's rank range with a scenario per extreme
+    (board games by start number), the pending board games (:mod:`tracker.core.teams.projection`), each
+    line's states (:func:`team_lines_json`) and the chances (an estimate, :mod:`tracker.core.teams.chances`)."""
+    document: dict[str, object] = {
         "exact": p.exact,
         "rank_key": list(p.key),
         "remaining": p.remaining,
@@ -97,6 +133,11 @@ def team_projection_json(p: TeamProjection) -> dict[str, object]:
             for g in p.games
         ],
     }
+    if lines:
+        document["lines"] = team_lines_json(p, lines)
+    if chances is not None:
+        document["chances"] = team_chances_json(chances)
+    return document
 
 
 TEAM_PROJECTION_REMAIN: Final = plural(
