@@ -42,7 +42,7 @@ from tracker.core.projection import project
 from tracker.core.projection.analysis import Memory, analyse, project_again, stakes_again
 from tracker.core.projection.chances import chances
 from tracker.core.projection.cues import Insight, insight
-from tracker.core.projection.stakes import Stakes
+from tracker.core.projection.stakes import Stakes, lines_of
 from tracker.core.standings import standings
 from tracker.core.teams.setup import setup_of
 from tracker.core.teams.stakes import live_team_stakes
@@ -65,9 +65,17 @@ def computed(state: Tournament, k: Stakes) -> Computed:
     """The stakes ``k`` of ``state`` as the feed sends them: encoded, with the chances and the cues' insight."""
     table = standings(state)
     teams = state.opened.teams
-    team_games = live_team_stakes(state, setup_of(teams)) if isinstance(teams, Teams) else None
-    message = stakes_message(k, chances(state, seed=state.seq), live_worth(state, table), team_games)
+    if isinstance(teams, Teams):  # a team event: the boards' team stakes; its players' lines and chances are none
+        message = stakes_message(k, None, live_worth(state, table), live_team_stakes(state, setup_of(teams)))
+    else:
+        message = stakes_message(k, chances(state, seed=state.seq), live_worth(state, table))
     return Computed(message, insight(table, k), k)
+
+
+def team_stakes(t: Tournament) -> Stakes:
+    """A team event's individual stakes: none searched (its players do not play a round robin of their own, so
+    their lines decide nothing; :func:`computed` adds what each board decides for the teams)."""
+    return Stakes(t.id, t.seq, True, lines_of(t), t.opened.playoff, (), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +113,8 @@ def analysis_job(work: AnalysisWork) -> Analysed:
     """Runs in the worker process: what ``work`` asks, from one search (see the module docstring)."""
     t = work.state
     if not work.projection:  # the stakes alone: the pool's limit bounds them (MemoryError: no stakes this seq)
+        if isinstance(t.opened.teams, Teams):
+            return Analysed(None, computed(t, team_stakes(t)), None)
         k, memory, _ = stakes_again(t, previous=work.memory)
         return Analysed(None, computed(t, k), memory)
     started = time.monotonic()
