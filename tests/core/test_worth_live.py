@@ -13,6 +13,7 @@ import pytest
 
 from tests.builders import TID, berger, fold_all, game, opened, schedule_of
 from tests.core.test_norms import _field, _state
+from tracker.core.crosstable import Tournament
 from tracker.core.events import GameResult
 from tracker.core.projection.stakes import stakes
 from tracker.core.standings import standings
@@ -29,6 +30,19 @@ def _mine(t_rounds: list, round_: int) -> tuple[int, int]:
     return next(p for p in t_rounds[round_ - 1].pairs if 1 in p)
 
 
+def _gm_decided(t: Tournament, rounds: list) -> tuple[dict[str, list[tuple[str, str]]], str, str]:
+    """What each result of player 1's round-8 game decides of the GM norm, and the results that are a win and a
+    loss for player 1."""
+    white, black = _mine(rounds, 8)
+    win, lose = ("1-0", "0-1") if white == 1 else ("0-1", "1-0")
+    decides = live_worth(t).decides[(8, white, black)]
+    return (
+        {result: [(s.after, s.text) for s in found if s.title == "GM"] for result, found in decides.items()},
+        win,
+        lose,
+    )
+
+
 def test_a_win_secures_the_norm_and_a_loss_puts_it_out() -> None:
     """Against nine 2600 GMs a GM norm needs 4½ of 9.  With 3½ of 7 a win in round 8 secures it, a draw or a
     loss leaves it to round 9; with 3 of 7 a loss in round 8 puts it out, a win or a draw leaves it open."""
@@ -39,24 +53,13 @@ def test_a_win_secures_the_norm_and_a_loss_puts_it_out() -> None:
     assert w.players[0].texts[[n.title for n in w.players[0].norms].index("GM")] == (
         "Me needs 1 from the last 2 games for a GM norm"
     )
-    white, black = _mine(rounds, 8)
-    win, lose = ("1-0", "0-1") if white == 1 else ("0-1", "1-0")
-    decided = {
-        result: [(s.after, s.text) for s in found if s.title == "GM"]
-        for result, found in w.decides[(8, white, black)].items()
-    }
+    decided, win, lose = _gm_decided(t, rounds)
     assert decided.get(win) == [("secured", "Me secures a GM norm")]
     assert not decided.get("1/2-1/2") and not decided.get(lose)
 
     t, rounds = _state(_field(10, 2600), 7, ["W", "D", "L", "L", "W", "D", "L"])
     assert norm(t, 0, "GM").scored == 3
-    w = live_worth(t)
-    white, black = _mine(rounds, 8)
-    win, lose = ("1-0", "0-1") if white == 1 else ("0-1", "1-0")
-    decided = {
-        result: [(s.after, s.text) for s in found if s.title == "GM"]
-        for result, found in w.decides[(8, white, black)].items()
-    }
+    decided, win, lose = _gm_decided(t, rounds)
     assert decided.get(lose) == [("out", "Me can no longer make a GM norm")]
     assert not decided.get("1/2-1/2") and not decided.get(win)
 

@@ -66,6 +66,22 @@ def _events(prizes: tuple[Decimal, ...] = ()) -> list[Event]:
     return events
 
 
+DECLARED = (Decimal(1000), Decimal(600), Decimal(400))
+PRIZES = tuple(Fraction(p) for p in DECLARED)
+
+
+def _with_prizes(tracker: RunningTracker) -> tuple[list[Event], int]:
+    """The norm cup with 1000/600/400 declared (Hort) submitted to ``tracker``: its events and the last seq."""
+    events = _events(DECLARED)
+    with arbiter_of(tracker) as arbiter:
+        return events, arbiter.submit_all(events)
+
+
+def _written(x: Fraction) -> str:
+    """An amount as the pages write it in English (no decimals for a whole one)."""
+    return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}"
+
+
 def _worth_card(page: Any, seq: int) -> Any:
     page.wait_for_selector(f'#worth[data-seq="{seq}"]:not([hidden])', timeout=60_000)
     return page.locator('#worth tbody tr[data-start="1"]')
@@ -182,20 +198,16 @@ def test_with_prizes_declared_the_pages_show_each_players_money_and_what_a_game_
     """1000/600/400 declared, shared Hort: the card's prize column is each player's least–most money (the prize
     search's), and an outcome of a round-8 game says its players' money then, in French."""
     tracker = tracker_factory()
-    declared = (Decimal(1000), Decimal(600), Decimal(400))
-    events = _events(declared)
-    with arbiter_of(tracker) as arbiter:
-        seq = arbiter.submit_all(events)
+    events, seq = _with_prizes(tracker)
     t = fold_all(events)
-    prizes = tuple(Fraction(p) for p in declared)
-    expected = {m.start_no: m for m in money(t, standings(t), prizes, "hort", budget=LIVE_BUDGET)}
-    at_stake = money_at_stake(t, prizes, "hort", budget=LIVE_BUDGET)
+    expected = {m.start_no: m for m in money(t, standings(t), PRIZES, "hort", budget=LIVE_BUDGET)}
+    at_stake = money_at_stake(t, PRIZES, "hort", budget=LIVE_BUDGET)
     page = pages.open(f"{tracker.http_url}/t/{TID}?lang=fr", width=1280, height=1600)
     wait_seq(page, seq)
     _worth_card(page, seq)
 
-    def written(x: Fraction) -> str:
-        return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}".replace(".", ",")
+    def written(x: Fraction) -> str:  # in French: a decimal comma
+        return _written(x).replace(".", ",")
 
     shown = 0
     for start_no, m in expected.items():
@@ -226,13 +238,10 @@ def test_the_arbiter_page_shows_the_prizes_while_games_remain_and_the_split_to_p
     """1000/600/400 declared, Hort: the arbiter's prizes card says each player's least–most money, then, once the
     last two rounds are in, the split to pay (the final split of tracker.core.worth.prizes.paid) and its total."""
     tracker = tracker_factory()
-    declared = (Decimal(1000), Decimal(600), Decimal(400))
-    events = _events(declared)
+    events, seq = _with_prizes(tracker)
+    t = fold_all(events)
+    open_money = {m.start_no: m for m in money(t, standings(t), PRIZES, "hort", budget=LIVE_BUDGET)}
     with arbiter_of(tracker) as arbiter:
-        seq = arbiter.submit_all(events)
-        t = fold_all(events)
-        prizes = tuple(Fraction(p) for p in declared)
-        open_money = {m.start_no: m for m in money(t, standings(t), prizes, "hort", budget=LIVE_BUDGET)}
         dash = pages.open(f"{tracker.http_url}/arbiter/{TID}", width=1280, height=1600)
         dash.wait_for_selector("#gate", state="visible")
         dash.fill("#token", TOKEN)
@@ -254,15 +263,12 @@ def test_the_arbiter_page_shows_the_prizes_while_games_remain_and_the_split_to_p
         ]
         seq = arbiter.submit_all(rest)
     done = fold_all([*events, *rest])
-    final = {no: v for no, v in paid(standings(done), prizes, "hort").items() if v > 0}
+    final = {no: v for no, v in paid(standings(done), PRIZES, "hort").items() if v > 0}
     dash.wait_for_selector(f'#prizes[data-seq="{seq}"]:not([hidden])', timeout=60_000)
     shown = {
         int(row.get_attribute("data-start") or 0): row.locator(".prize").inner_text()
         for row in dash.locator("#prizes-table tbody tr").all()
     }
 
-    def written(x: Fraction) -> str:
-        return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}"
-
-    assert shown == {no: written(v) for no, v in final.items()}
+    assert shown == {no: _written(v) for no, v in final.items()}
     assert "the split to pay, 2000 in all" in dash.locator("#prizes-meta").inner_text()
