@@ -400,6 +400,17 @@ def parser(lang: Catalogue | None = None) -> Parser:
             )
         ),
     )
+    p.add_argument(
+        "--worth",
+        action="store_true",
+        help=p.help(
+            phrase(
+                "cli.help.standings.worth",
+                "after the table, what results are worth: each player's rating change so far and performance, the "
+                "title norms in play, and with prizes the money (paid, or the least and most still possible)",
+            )
+        ),
+    )
     p.set_defaults(run=cmd_standings)
 
     p = sub.add_parser(

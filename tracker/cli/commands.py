@@ -116,6 +116,11 @@ def cmd_standings(args: argparse.Namespace) -> int:
         if team_table is not None:
             print_team_table(team_table, table.name, console, of(args))
         print_table(table, console, state, of(args))
+        if args.worth:
+            from tracker.cli.worth import print_worth, prize_settings
+
+            prizes, sharing = prize_settings(tf.opened, args.prizes, args.sharing, of(args))
+            print_worth(state, table, console, of(args), prizes, sharing)
     return 0 if not args.project else _project(state, args, teams, team_codes)
 
 

@@ -12,6 +12,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import cast
 
+from rich.console import Console
+
 from tracker.cli.words import say
 from tracker.core.crosstable import Tournament
 from tracker.core.errors import TrackerError
@@ -20,7 +22,7 @@ from tracker.core.phrases import phrase, render
 from tracker.core.standings import Standings
 from tracker.core.worth.norms import Norm, norms
 from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Sharing, check_prizes, money
-from tracker.core.worth.rating import K_ASSUMED, assumed, rating_changes
+from tracker.core.worth.rating import K_ASSUMED, assumed, one_decimal, rating_changes
 from tracker.i18n import Catalogue
 from tracker.protocol.shapes import StandingsJSON, WorthRowJSON, prize_json, rating_json
 
@@ -95,3 +97,76 @@ def norm_json(n: Norm) -> dict[str, object]:
         "failing": list(n.failing),
         "scenario": [{"round": r, "white": w, "black": b, "result": res} for r, w, b, res in n.scenario],
     }
+
+
+# -- the table (``tracker standings FILE --worth``) ---------------------------------------------------
+
+PLAYER_HEAD = phrase("cli.worth.player", "Player")
+WORTH_TITLE = phrase("cli.worth.title", "What results are worth")
+WORTH_RATING = phrase("cli.worth.rating", "Rating ±")
+WORTH_PERF = phrase("cli.worth.performance", "Perf.")
+WORTH_NORMS = phrase("cli.worth.norms", "Norms")
+WORTH_PRIZE = phrase("cli.worth.prize", "Prize")
+WORTH_ABOUT = phrase(
+    "cli.worth.about",
+    "rating change over the rated games so far (FIDE B.02), performance rating, the title norms still in play "
+    "over the whole remaining schedule (B.01); with prizes, the money paid or the least–most still possible",
+)
+
+
+def signed_one(value: float, lang: Catalogue) -> str:
+    """A rating change as a rating report writes it: signed, one decimal, the language's decimal mark."""
+    if value == 0:
+        return f"{0:.1f}".replace(".", lang.decimal)
+    return ("+" if value > 0 else "−") + f"{abs(value):.1f}".replace(".", lang.decimal)
+
+
+def money_words(least: Fraction, most: Fraction, lang: Catalogue) -> str:
+    """An amount, or the least–most of one, with the language's decimal mark (two decimals unless whole)."""
+
+    def one(x: Fraction) -> str:
+        return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}".replace(".", lang.decimal)
+
+    return one(least) if least == most else f"{one(least)}–{one(most)}"
+
+
+def print_worth(
+    state: Tournament,
+    table: Standings,
+    console: Console,
+    lang: Catalogue,
+    prizes: tuple[Fraction, ...] | None,
+    sharing: Sharing,
+) -> None:
+    """Print what results are worth to each player (the pages' card, :mod:`tracker.core.worth.live`): the rating
+    change so far, the performance, each norm in play in a sentence, and with prizes the money (exact: the
+    prize search's full budget)."""
+    from tracker.cli.tables import Grid
+    from tracker.core.projection.stakes import surname
+    from tracker.core.worth.live import live_worth
+    from tracker.core.worth.prizes import BUDGET
+
+    worth = live_worth(state, table, prizes=prizes or (), sharing=sharing, budget=BUDGET)
+    names = {p.start_no: p.name for p in state.opened.players}
+    by_start = {w.rating.start_no: w for w in worth.players}
+    with_money = any(w.money is not None for w in worth.players)
+    headers = [say(c(), lang) for c in (PLAYER_HEAD, WORTH_RATING, WORTH_PERF, WORTH_NORMS)]
+    if with_money:
+        headers.append(say(WORTH_PRIZE(), lang))
+    grid = Grid(say(WORTH_TITLE(), lang), headers, [False, True, True, False, *([True] if with_money else [])])
+    for row in table.rows:
+        w = by_start[row.start_no]
+        c = w.rating
+        norms = "; ".join(render(said, lambda no: surname(names[no]), lang) for said in w.said) or "–"
+        cells = [
+            row.name,
+            "–" if c.k is None else signed_one(one_decimal(c.change), lang),
+            "–" if c.performance is None else str(c.performance),
+            norms,
+        ]
+        if with_money:
+            m = w.money
+            cells.append("–" if m is None else money_words(m.least, m.most, lang) + ("" if m.exact else " ≈"))
+        grid.add_row(*cells)
+    grid.print(console)
+    console.print(say(WORTH_ABOUT(), lang))

@@ -26,7 +26,7 @@ from tracker.core.phrases import Said, phrase, plural, render
 from tracker.core.projection.stakes import surname
 from tracker.core.standings import Standings, standings
 from tracker.core.worth.norms import Norm, Title, norm, norm_games, titles_for
-from tracker.core.worth.prizes import Money, MoneyStake, money, money_at_stake
+from tracker.core.worth.prizes import Money, MoneyStake, Sharing, money, money_at_stake
 from tracker.core.worth.rating import RatingChange, rating_changes
 
 NORM_SECURED: Final = phrase("norm.secured", "{who:player} has secured a {title} norm")
@@ -100,12 +100,20 @@ def norm_words(n: Norm) -> Said:
 LIVE_BUDGET: Final = 50_000
 
 
-def live_worth(t: Tournament, s: Standings | None = None) -> LiveWorth:
+def live_worth(
+    t: Tournament,
+    s: Standings | None = None,
+    *,
+    prizes: tuple[Fraction, ...] | None = None,
+    sharing: Sharing | None = None,
+    budget: int = LIVE_BUDGET,
+) -> LiveWorth:
     """What results are worth in ``t`` as it stands (see the module docstring); ``s`` is ``standings(t)``.
 
-    With prizes declared (``tournament_opened.prizes``) each player's money and the money at stake in each
-    game of the round being played (:func:`~tracker.core.worth.prizes.money_at_stake`), searched within
-    :data:`LIVE_BUDGET`; none for a tie-break order the projection cannot rank by."""
+    With prizes declared (``tournament_opened.prizes``; ``prizes``/``sharing`` given instead: those) each
+    player's money and the money at stake in each game of the round being played
+    (:func:`~tracker.core.worth.prizes.money_at_stake`), each search within ``budget`` nodes; none for a
+    tie-break order the projection cannot rank by."""
     ahead = norm_games(t)
     changes = rating_changes(t)
     players: list[PlayerWorth] = []
@@ -140,11 +148,12 @@ def live_worth(t: Tournament, s: Standings | None = None) -> LiveWorth:
                     key = (r, start_nos[w], start_nos[b])
                     decides.setdefault(key, {}).setdefault(result, []).append(found)
     at_stake: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = {}
-    prizes = tuple(Fraction(p) for p in t.opened.prizes)
+    prizes = prizes if prizes is not None else tuple(Fraction(p) for p in t.opened.prizes)
+    sharing = sharing or t.opened.sharing
     if prizes:
         try:
-            paid = {m.start_no: m for m in money(t, s or standings(t), prizes, t.opened.sharing, budget=LIVE_BUDGET)}
-            at_stake = money_at_stake(t, prizes, t.opened.sharing, budget=LIVE_BUDGET)
+            paid = {m.start_no: m for m in money(t, s or standings(t), prizes, sharing, budget=budget)}
+            at_stake = money_at_stake(t, prizes, sharing, budget=budget)
         except ProjectionUnavailable:
             paid = {}
         players = [dataclasses.replace(p, money=paid.get(p.rating.start_no)) for p in players]
@@ -153,7 +162,7 @@ def live_worth(t: Tournament, s: Standings | None = None) -> LiveWorth:
         {key: {result: tuple(stakes) for result, stakes in by.items()} for key, by in decides.items()},
         at_stake,
         prizes,
-        t.opened.sharing,
+        sharing,
     )
 
 
