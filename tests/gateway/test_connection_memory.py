@@ -14,18 +14,24 @@ import asyncio
 import json
 import random
 import string
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+from websockets.frames import CloseCode
+from websockets.protocol import State
 
 from tests.builders import TID, game, opened
 from tests.gateway.test_frames import TOKEN, server_side, serving, subscriber
 from tests.wsclient import recv_until, reply_to, submit
 from tracker.core.events import encode_event
-from tracker.gateway.connection import HANDSHAKE_DONE
+from tracker.gateway.connection import HANDSHAKE_DONE, bounded_connection
 from tracker.gateway.frames import SharedDeflate
+from tracker.gateway.serve import bound_port
 
 
 @pytest.mark.parametrize(
@@ -89,3 +95,55 @@ async def test_an_idle_subscriber_keeps_no_handshake_and_is_still_served_compres
             message, _ = await recv_until(ws, lambda m: m.get("type") == "update")
             assert message["seq"] == 3
             await ws.close()
+
+
+@asynccontextmanager
+async def pinging(ping_interval: float, ping_timeout: float) -> AsyncIterator[tuple[list[ServerConnection], str]]:
+    """A websockets server with tracker's connections and a short keepalive: (its open connections, its URL)."""
+    conns: list[ServerConnection] = []
+
+    async def handler(conn: ServerConnection) -> None:
+        conns.append(conn)
+        await conn.wait_closed()
+
+    async with serve(
+        handler,
+        "127.0.0.1",
+        0,
+        ping_interval=ping_interval,
+        ping_timeout=ping_timeout,
+        close_timeout=1,
+        create_connection=bounded_connection(1 << 20),
+    ) as server:
+        yield conns, f"ws://127.0.0.1:{bound_port(server)}/ws"
+
+
+async def test_keepalive_pings_go_on_with_a_timer_between_them_and_a_silent_client_is_closed_1011() -> None:
+    async with pinging(0.05, 5) as (conns, url), connect(url) as answering:
+        async with asyncio.timeout(10):
+            while not conns:  # noqa: ASYNC110 (the handler runs once the handshake is done)
+                await asyncio.sleep(0.01)
+        (conn,) = conns
+        pings = 0
+        ping = conn.ping
+
+        async def counted(data: bytes | None = None) -> asyncio.Future[float]:
+            nonlocal pings
+            pings += 1
+            return await ping(data)
+
+        conn.ping = counted  # type: ignore[method-assign]  # counts the keepalive's pings
+        async with asyncio.timeout(10):
+            while pings < 4 or not isinstance(conn.keepalive_task, asyncio.TimerHandle):  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        assert conn.latency > 0  # pongs came back and were matched to their pings
+        assert conn.state is State.OPEN
+        async with asyncio.timeout(10):
+            await (await answering.ping())  # the client's own pings are answered too
+    async with pinging(0.05, 0.2) as (conns, url), connect(url, close_timeout=0.5) as silent:
+        silent.transport.pause_reading()  # reads nothing more: no pong for the next ping
+        async with asyncio.timeout(10):
+            while not conns or conns[0].protocol.close_sent is None:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        close = conns[0].protocol.close_sent
+        assert (close.code, close.reason) == (CloseCode.INTERNAL_ERROR, "keepalive ping timeout")

@@ -50,7 +50,7 @@ from typing import Any, ClassVar, Final
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.datastructures import Headers
-from websockets.frames import Frame, Opcode
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import CONNECTING, OPEN, Protocol
 from websockets.server import ServerProtocol
@@ -205,6 +205,43 @@ class BoundedConnection(ServerConnection):
                 self.transport.close()  # what asyncio does when eof_received() does not keep the transport open
             else:
                 self._resume_reading()
+
+    def start_keepalive(self) -> None:
+        """websockets' keepalive, with a timer while it waits for the next ping rather than a task.
+
+        ``Connection.keepalive`` is a task for the connection's whole life, asleep between pings (a task,
+        its coroutine, a future, a timer: 0.8 KiB per connection); here a timer waits and each ping is a
+        task only until its pong comes (:meth:`_keepalive_ping`).  The same pings at the same times:
+        ``ping_interval`` after the connection opened, then ``ping_interval`` after each ping (less the
+        latency, as websockets sleeps), the connection failed with 1011 when a pong takes over
+        ``ping_timeout``.  Both are kept in ``keepalive_task``, which ``connection_lost`` cancels.
+        """
+        if self.ping_interval is not None:
+            self.keepalive_task = self.loop.call_later(self.ping_interval, self._keepalive_due)  # type: ignore[assignment]  # cancelled alike
+
+    def _keepalive_due(self) -> None:
+        self.keepalive_task = self.loop.create_task(self._keepalive_ping())
+
+    async def _keepalive_ping(self) -> None:
+        """One turn of websockets' ``Connection.keepalive`` loop (17.4), then the timer for the next one."""
+        assert self.ping_interval is not None
+        latency = 0.0
+        try:
+            pong_received = await self.ping()
+            if self.ping_timeout is not None:
+                try:
+                    async with asyncio.timeout(self.ping_timeout):
+                        latency = await pong_received  # connection_lost cancels this task: CancelledError
+                except TimeoutError:
+                    async with self.send_context():
+                        self.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+                    raise AssertionError(
+                        "send_context() should wait for connection_lost(), which cancels keepalive"
+                    ) from None
+        except Exception:
+            self.logger.error("keepalive ping failed", exc_info=True)
+            return
+        self.keepalive_task = self.loop.call_later(self.ping_interval - latency, self._keepalive_due)  # type: ignore[assignment]  # cancelled alike
 
     def _forget_handshake(self) -> None:
         """Let go of the opening handshake's request and response, read by nobody once the connection is open.
