@@ -38,7 +38,8 @@ from bench.procs import Proc, kill_all, start
 
 def _server(tree: Path, data: str, trace: str | None) -> tuple[Proc, int]:
     module = ["bench._traced_up", trace] if trace else ["tracker.cli"]
-    cmd = [python(), "-m", *module, "up", "--port", "0", "--data-dir", data, "--token", TOKEN, *TRACKER_LIMITS]
+    # -P: not the working directory first on sys.path (it would be this checkout's tracker/, whatever the tree)
+    cmd = [python(), "-P", "-m", *module, "up", "--port", "0", "--data-dir", data, "--token", TOKEN, *TRACKER_LIMITS]
     env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys([str(tree), str(REPO)]))}
     running = start(cmd, "tracker up", env=env)
     match = running.expect(r"listening on http://127\.0\.0\.1:(\d+)/", timeout=60)
@@ -75,17 +76,7 @@ def one(tree: Path, n: int, args: argparse.Namespace, trace: bool) -> float:
             command = [python(), "-m", "bench.fanout_client", url, TID]
             clients = [
                 start(
-                    [
-                        python(),
-                        "-m",
-                        "bench.fanout_client",
-                        url,
-                        TID,
-                        str(count),
-                        "1",
-                        args.compression,
-                        args.subscribe,
-                    ],
+                    [*command, str(count), "1", args.compression, args.subscribe],
                     f"subscribers-{k}",
                     stdin=True,
                 )
