@@ -114,7 +114,9 @@ class SharedDeflate(PerMessageDeflate):
     is compressed alone (a new compressor per message, as
     ``local_no_context_takeover`` makes it, which the client accepts whether
     or not it allowed context takeover), and the connection is off any
-    stream: the client's window then holds bytes no stream wrote.
+    stream: the client's window then holds bytes no stream wrote.  Nor is
+    an inflater kept between the client's messages, only the window they may
+    refer back to (:meth:`decode`).
     """
 
     def __init__(self, negotiated: PerMessageDeflate) -> None:
