@@ -72,6 +72,7 @@ falls off its stream, which starts afresh when it next comes to it.
 from __future__ import annotations
 
 import traceback
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -113,7 +114,9 @@ class SharedDeflate(PerMessageDeflate):
     is compressed alone (a new compressor per message, as
     ``local_no_context_takeover`` makes it, which the client accepts whether
     or not it allowed context takeover), and the connection is off any
-    stream: the client's window then holds bytes no stream wrote.
+    stream: the client's window then holds bytes no stream wrote.  Nor is
+    an inflater kept between the client's messages, only the window they may
+    refer back to (:meth:`decode`).
     """
 
     def __init__(self, negotiated: PerMessageDeflate) -> None:
@@ -127,6 +130,41 @@ class SharedDeflate(PerMessageDeflate):
         self.takeover = not negotiated.local_no_context_takeover
         self.position: object | None = None
         self._plain = False  # the message being sent goes uncompressed (its continuation frames too)
+        # what the client's messages may refer back to (its context takeover): the end of what they inflated to
+        self._window = b""
+        if not self.remote_no_context_takeover:
+            del self.decoder  # made for each message from the window (decode), not kept between messages
+
+    def decode(self, frame: Frame, *, max_size: int | None = None) -> Frame:
+        """websockets' decoding, with no inflater kept between the client's messages.
+
+        With the client's context takeover, an inflater between messages
+        holds nothing but its window, the last ``2 ** remote_max_window_bits``
+        bytes it inflated (a message ends on a flushed, byte-aligned block:
+        RFC 7692 §7.2.1); zlib's own state is about 7 KiB and its window
+        4 KiB, for every connection, most of which never send a second
+        message.  So only the window's bytes are kept (as many as the client
+        sent, at most the window) and each message is inflated by an
+        inflater made afresh with them as its dictionary, which decodes the
+        very bytes the long-lived one would have.  Raises what websockets
+        raises (``ProtocolError``, ``PayloadTooBig``).
+        """
+        if self.remote_no_context_takeover or frame.opcode in CTRL_OPCODES:
+            return super().decode(frame, max_size=max_size)  # websockets makes and drops one per message itself
+        if frame.opcode is Opcode.CONT:
+            if not self.decode_cont_data:
+                return frame
+        elif not frame.rsv1:
+            return frame  # not compressed: not in the window either (RFC 7692 §6.2)
+        else:
+            bits = -self.remote_max_window_bits
+            self.decoder = zlib.decompressobj(bits, zdict=self._window) if self._window else zlib.decompressobj(bits)
+        decoded = super().decode(frame, max_size=max_size)
+        size = 1 << max(self.remote_max_window_bits, 9)  # zlib inflates a window of 8 bits as one of 9
+        self._window = (self._window + decoded.data)[-size:]
+        if frame.fin:
+            del self.decoder
+        return decoded
 
     def plain(self, size: int) -> bool:
         """Whether a message of ``size`` bytes, not of its stream, goes uncompressed (:data:`PLAIN_LIMIT`)."""

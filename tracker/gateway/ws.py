@@ -11,14 +11,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Final
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
+from websockets.typing import Data
 
 from tracker.config import ServerConfig
 from tracker.core.checks import check_board_values
@@ -32,8 +34,10 @@ from tracker.gateway.desk import Desk
 from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import (
+    ClientMessage,
     Submit,
     Subscribe,
+    Unsubscribe,
     ack_message,
     decode_client,
     error_message,
@@ -46,18 +50,29 @@ POLICY_VIOLATION = CloseCode.POLICY_VIOLATION  # 1008
 TOO_MANY_SUBMITS = phrase("rejected.too_many_submits", "too many submits per second")
 
 
+ARBITER: Final = 1  # subscribed with the arbiter token
+STAKES: Final = 2  # subscribed with "stakes": true
+BOARDS: Final = 4  # subscribed with "boards": true
+
+
 @dataclass(slots=True)
 class Client:
-    """What one connection has subscribed to, and where it proved to be an arbiter."""
+    """What one connection has subscribed to, and where it proved to be an arbiter.
 
-    subscriptions: set[str] = field(default_factory=set)
-    arbiter_of: set[str] = field(default_factory=set)
-    stakes_of: set[str] = field(default_factory=set)  # subscribed with "stakes": true
-    boards_of: set[str] = field(default_factory=set)  # subscribed with "boards": true
+    ``subscriptions``: each tournament subscribed to, with what was asked for it (:data:`ARBITER`,
+    :data:`STAKES`, :data:`BOARDS`, or none of them): one small dict, not a set per kind, for the tens of
+    thousands of connections a gateway holds.
+    """
+
+    subscriptions: dict[str, int] = field(default_factory=dict)
     subscribes: Bucket | None = None
     said: bool = False  # subscribed with "updates": "delta" once (v1.1): its rejections carry reason_said
     proven: bool = False  # showed the right token once: exempt from the guessing throttle (auth.py)
     events_in_flight: dict[str, set[asyncio.Task[None]]] = field(default_factory=dict)  # submits not answered
+
+    def of(self, tournament: str, kind: int) -> bool:
+        """Whether ``tournament`` is subscribed to with ``kind`` (:data:`ARBITER`, :data:`STAKES`, :data:`BOARDS`)."""
+        return bool(self.subscriptions.get(tournament, 0) & kind)
 
 
 class Websockets:
@@ -95,15 +110,15 @@ class Websockets:
 
     def arbiters(self, tournament: str) -> list[ServerConnection]:
         """The connections subscribed to ``tournament`` with the arbiter token."""
-        return [conn for conn, client in self.clients.items() if tournament in client.arbiter_of]
+        return [conn for conn, client in self.clients.items() if client.of(tournament, ARBITER)]
 
     def stakes_subscribers(self, tournament: str) -> list[ServerConnection]:
         """The connections subscribed to ``tournament`` with ``"stakes": true``."""
-        return [conn for conn, client in self.clients.items() if tournament in client.stakes_of]
+        return [conn for conn, client in self.clients.items() if client.of(tournament, STAKES)]
 
     def boards_subscribers(self, tournament: str) -> list[ServerConnection]:
         """The connections subscribed to ``tournament`` with ``"boards": true``."""
-        return [conn for conn, client in self.clients.items() if tournament in client.boards_of]
+        return [conn for conn, client in self.clients.items() if client.of(tournament, BOARDS)]
 
     async def handler(self, conn: ServerConnection) -> None:
         address = address_of(conn.remote_address)
@@ -158,42 +173,70 @@ class Websockets:
 
     async def _serve(self, conn: ServerConnection) -> None:
         client = self.clients[conn] = Client()
-        # a client that submits without reading the replies must not pile up tasks: past the bound the
-        # server stops reading this connection, and TCP pushes back on the client alone
-        pending = asyncio.Semaphore(self.config.limits.max_pending_submits)
+        messages = aiter(conn)
         try:
-            async with asyncio.TaskGroup() as tasks:
-                async for raw in conn:
-                    try:
-                        message = decode_client(raw)
-                    except DecodeError as exc:
-                        self.metrics.inc("tracker_messages_invalid_total")
-                        await conn.send(error_message("bad-message", str(exc)).decode())
-                        continue
-                    if isinstance(message, Subscribe):
-                        await self._subscribe(conn, client, message)
-                    elif isinstance(message, Submit):
-                        # started in arrival order: the backend applies in that order
-                        await pending.acquire()
-                        tid = message.event.tournament
-                        events = client.events_in_flight.setdefault(tid, set())
-                        if isinstance(message.event, BoardUpdated):  # after the events sent before it are decided
-                            task = tasks.create_task(self._submit(conn, message, after=list(events)))
-                        else:
-                            task = tasks.create_task(self._submit(conn, message))
-                            events.add(task)
-                        task.add_done_callback(partial(self._settled, client, tid, pending))
-                    else:
-                        client.subscriptions.discard(message.tournament)
-                        client.arbiter_of.discard(message.tournament)
-                        client.stakes_of.discard(message.tournament)
-                        client.boards_of.discard(message.tournament)
-                        self.hub.unsubscribe(conn, message.tournament)
+            async for raw in messages:
+                message = await self._decoded(conn, raw)
+                if isinstance(message, Submit):
+                    await self._serve_submits(conn, client, message, messages)
+                    break
+                if message is not None:
+                    await self._follow(conn, client, message)
         except* ConnectionClosed:
             pass  # the client went away (also from inside a submit task): nothing to clean up but below
         finally:
             self.hub.unsubscribe(conn)
             del self.clients[conn]
+
+    async def _serve_submits(
+        self, conn: ServerConnection, client: Client, first: Submit, messages: AsyncIterator[Data]
+    ) -> None:
+        """Serve ``first`` and the connection's messages after it, each submit in a task of the connection's own.
+
+        Made at a connection's first submit, not when it opens: most connections never submit (a task
+        group and a semaphore are half a KiB for each of tens of thousands of subscribers).
+        """
+        # a client that submits without reading the replies must not pile up tasks: past the bound the
+        # server stops reading this connection, and TCP pushes back on the client alone
+        pending = asyncio.Semaphore(self.config.limits.max_pending_submits)
+        message: ClientMessage | None = first
+        async with asyncio.TaskGroup() as tasks:
+            while True:
+                if isinstance(message, Submit):
+                    # started in arrival order: the backend applies in that order
+                    await pending.acquire()
+                    tid = message.event.tournament
+                    events = client.events_in_flight.setdefault(tid, set())
+                    if isinstance(message.event, BoardUpdated):  # after the events sent before it are decided
+                        task = tasks.create_task(self._submit(conn, message, after=list(events)))
+                    else:
+                        task = tasks.create_task(self._submit(conn, message))
+                        events.add(task)
+                    task.add_done_callback(partial(self._settled, client, tid, pending))
+                elif message is not None:
+                    await self._follow(conn, client, message)
+                try:
+                    raw = await anext(messages)
+                except StopAsyncIteration:
+                    return
+                message = await self._decoded(conn, raw)
+
+    async def _decoded(self, conn: ServerConnection, raw: Data) -> ClientMessage | None:
+        """The message ``raw`` holds, or ``None`` when it holds none (the client is told: ``bad-message``)."""
+        try:
+            return decode_client(raw)
+        except DecodeError as exc:
+            self.metrics.inc("tracker_messages_invalid_total")
+            await conn.send(error_message("bad-message", str(exc)).decode())
+            return None
+
+    async def _follow(self, conn: ServerConnection, client: Client, message: Subscribe | Unsubscribe) -> None:
+        """A subscribe or an unsubscribe."""
+        if isinstance(message, Subscribe):
+            await self._subscribe(conn, client, message)
+        else:
+            client.subscriptions.pop(message.tournament, None)
+            self.hub.unsubscribe(conn, message.tournament)
 
     async def _subscribe(self, conn: ServerConnection, client: Client, message: Subscribe) -> None:
         tid = message.tournament
@@ -219,14 +262,12 @@ class Websockets:
             if (verdict := self.check(conn, message.token)) is not Verdict.OK:
                 await conn.send(error_message(verdict.value, verdict.reason).decode())
                 return
-            client.arbiter_of.add(tid)
-        client.subscriptions.add(tid)
-        client.stakes_of.discard(tid)
-        client.boards_of.discard(tid)
+            client.subscriptions[tid] = client.subscriptions.get(tid, 0) | ARBITER
+        client.subscriptions[tid] = client.subscriptions.get(tid, 0) & ARBITER  # stakes and boards as asked below
         if message.updates == "delta":
             client.said = True
         await self.hub.subscribe(conn, tid, message.since, message.delay, delta=message.updates == "delta")
-        if tid in client.arbiter_of:
+        if client.of(tid, ARBITER):
             state = self.backend.state(tid)
             schedule = state.opened.schedule if state is not None else None
             rounds = [[(w, b) for w, b in pairs] for pairs in schedule or ()]
@@ -251,10 +292,10 @@ class Websockets:
             )
             return
         if message.stakes:
-            client.stakes_of.add(tid)
+            client.subscriptions[tid] = client.subscriptions.get(tid, 0) | STAKES
             self.stakes_joined(conn, tid)
         if message.boards:
-            client.boards_of.add(tid)
+            client.subscriptions[tid] = client.subscriptions.get(tid, 0) | BOARDS
             self.boards_joined(conn, tid)
 
     @staticmethod
