@@ -25,18 +25,21 @@ from tracker.formats.trf.write import trf_bytes
 def _rows(out: str) -> dict[str, list[str]]:
     """The --worth table's rows by player name: the cells between the box's bars."""
     start = out.index("What results are worth") if "What results are worth" in out else out.index("Was die Ergebnisse")
-    rows: dict[str, list[str]] = {}
+    lines: list[list[str]] = []
     for line in out[start:].splitlines():
-        if line.startswith("│"):
-            cells = [c.strip() for c in line.strip("│").split("│")]
-            rows[cells[0]] = cells[1:]
-    return rows
+        if not line.startswith("│"):
+            continue
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        if cells[1] or not lines:  # a row's first line: its rating cell ("–" or a change) is never empty
+            lines.append(cells)
+        else:  # a row wrapped on a narrow terminal: its cells go on below
+            lines[-1] = [f"{a} {b}".strip() for a, b in zip(lines[-1], cells, strict=True)]
+    return {cells[0]: cells[1:] for cells in lines}
 
 
 def test_the_worth_table_says_each_players_rating_change_performance_norms_and_money(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: each row on one line (a narrow one wraps the sentences)
     t = fold_all(_events())
     path = tmp_path / "norm-cup.trf"
     path.write_bytes(trf_bytes(t))
@@ -58,10 +61,7 @@ def test_the_worth_table_says_each_players_rating_change_performance_norms_and_m
     assert rows["Grandmaster2, A"][2] == "–"
 
 
-def test_the_worth_table_in_german(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("COLUMNS", "200")
+def test_the_worth_table_in_german(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     t = fold_all(_events())
     path = tmp_path / "norm-cup.trf"
     path.write_bytes(trf_bytes(t))
