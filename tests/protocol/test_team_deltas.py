@@ -4,11 +4,13 @@ is rebuilt exactly from the one before and its delta."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from tracker.core.apply import Batch
@@ -21,9 +23,12 @@ from tracker.protocol.shapes import standings_payload
 TEAM_RR = Path(__file__).resolve().parents[1] / "data" / "team-rr"
 
 
-def _payloads(path: Path) -> list[dict[str, Any]]:
-    """The standings payload after each event of ``path``, then a correction and a void of its last games."""
+def _payloads(path: Path, scheduled: bool = True) -> list[dict[str, Any]]:
+    """The standings payload after each event of ``path``, then a correction and a void of its last games;
+    ``scheduled`` false: read without its schedule (no round to play is listed before its first board)."""
     tf = read_file(str(path))
+    if not scheduled:
+        tf = dataclasses.replace(tf, opened=msgspec.structs.replace(tf.opened, schedule=None))
     games = [e for e in tf.events if isinstance(e, ResultRecorded)]
     tid = tf.opened.tournament
     last = games[-1]
@@ -48,9 +53,10 @@ def _payloads(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.parametrize("scheduled", [True, False])
 @pytest.mark.parametrize("name", ["team-rr-9001.trf", "team-rr-9008.trf"])
-def test_deltas_carry_the_changed_rounds_of_matches_and_rebuild_every_payload(name: str) -> None:
-    payloads = _payloads(TEAM_RR / name)
+def test_deltas_carry_the_changed_rounds_of_matches_and_rebuild_every_payload(name: str, scheduled: bool) -> None:
+    payloads = _payloads(TEAM_RR / name, scheduled)
     sizes = []
     dropped = 0
     for before, after in pairwise(payloads):
@@ -59,11 +65,19 @@ def test_deltas_carry_the_changed_rounds_of_matches_and_rebuild_every_payload(na
         delta.update(rows=rows, **({"order": order} if order is not None else {}))
         assert apply_delta(before, delta) == after
         if "matches" in delta:
-            assert len(delta["matches"]) <= 1, "one event changes the matches of one round"
+            # one event changes its own round's matches and, when it is the last board of a round to come in,
+            # lists the next round's scheduled matches too (tracker.core.teams.standings.upcoming)
+            changed = [r["round"] for r in delta["matches"]]
+            assert len(changed) <= 2 and all(b - a == 1 for a, b in pairwise(changed)), changed
             sizes.append((len(json.dumps(delta["matches"])), len(json.dumps(after["matches"]))))
         if "match_rounds" in delta:
             assert delta["match_rounds"] == [r["round"] for r in after["matches"]]
             dropped += len({r["round"] for r in before["matches"]} - {r["round"] for r in after["matches"]})
-    assert dropped == 1, "voiding the last round's every board takes the round out of matches"
+    if scheduled:  # voided, the last round's matches are the round to play again: listed, every board pending
+        assert dropped == 0
+        last = payloads[-1]["matches"][-1]
+        assert all(b["result"] is None for m in last["matches"] for b in m["boards"])
+    else:
+        assert dropped == 1, "voiding the last round's every board takes the round out of matches"
     late = sizes[len(sizes) // 2 :]
     assert sum(d for d, _ in late) * 3 < sum(whole for _, whole in late), "the later deltas send a round, not all"

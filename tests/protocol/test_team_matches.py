@@ -124,7 +124,10 @@ def test_a_board_still_to_play_is_null_and_the_match_not_complete() -> None:
     rounds = payload_of(partial)["matches"]
     assert isinstance(rounds, list)
     assert rounds[-1]["round"] == last
-    (match,) = rounds[-1]["matches"]
+    # the match with the board in; the round's other match is listed from the schedule, every board pending
+    (match,) = [m for m in rounds[-1]["matches"] if any(b["result"] is not None for b in m["boards"])]
+    others = [m for m in rounds[-1]["matches"] if m is not match]
+    assert len(others) == 1 and all(b["result"] is None for b in others[0]["boards"]) and not others[0]["complete"]
     assert match["complete"] is False
     assert match["first"]["match_points"] == match["second"]["match_points"] == 0
     full = next(

@@ -161,7 +161,8 @@ def team_rows_json(s: TeamStandings) -> list[TeamRowJSON]:
 
 def team_matches_json(s: TeamStandings) -> list[RoundMatchesJSON]:
     """The ``"matches"`` of a team event's standings: per round, its matches from the team view, each team
-    bye as an entry of its own.
+    bye as an entry of its own, then the round to play's scheduled matches with nothing in yet (every board
+    pending, its players from the schedule).
 
     A match not complete lists every board: those in as the view reads them, the rest ``null`` results
     with the players the teams' board order leaves for them (still unknown: ``null``).  Raises nothing.
@@ -176,6 +177,26 @@ def team_matches_json(s: TeamStandings) -> list[RoundMatchesJSON]:
                 rounds.setdefault(r, []).append(
                     {"first": _side_json(v, k, side), "second": None, "boards": [], "complete": side.complete}
                 )
+    teams = v.setup.teams
+    for u in s.upcoming:  # the round to play's matches with nothing in yet, from the schedule
+        rounds.setdefault(u.round, []).append(
+            {
+                "first": {
+                    "team": teams[u.first].number,
+                    "name": teams[u.first].name,
+                    "game_points": 0.0,
+                    "match_points": 0.0,
+                },
+                "second": {
+                    "team": teams[u.second].number,
+                    "name": teams[u.second].name,
+                    "game_points": 0.0,
+                    "match_points": 0.0,
+                },
+                "boards": [{"board": b, "white": w, "black": bl, "result": None} for b, w, bl in u.boards],
+                "complete": False,
+            }
+        )
     return [{"round": r, "matches": rounds[r]} for r in sorted(rounds)]
 
 

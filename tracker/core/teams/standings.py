@@ -37,6 +37,56 @@ class TeamStandings:
     provisional: bool
     boards: int
     view: TeamView
+    #: the next round's matches none of whose boards is in yet, from the schedule (the view has no side for them)
+    upcoming: tuple[Upcoming, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Upcoming:
+    """A scheduled match of the round to play with nothing in: its round, the first-named and the other team
+    (indices in the setup's order) and its boards ``(board, White's start number, Black's start number)``."""
+
+    round: int
+    first: int
+    second: int
+    boards: tuple[tuple[int, int, int], ...]
+
+
+def upcoming(t: Tournament, setup: TeamSetup, boards: int) -> tuple[Upcoming, ...]:
+    """The matches of the first scheduled round with a game still to play whose two teams have nothing in that
+    round, board by board: a player's board is their place in the team, and the first-named team is the one
+    with the event's colour for it on the match's first board (TRF ``352``).  Empty without a schedule."""
+    if t.schedule is None:
+        return ()
+    team_of: dict[int, int] = {}
+    place: dict[int, int] = {}
+    for k, team in enumerate(setup.teams):
+        for p, start_no in enumerate(team.players):
+            team_of[start_no], place[start_no] = k, p + 1
+    numbers = t.start_nos
+    for r in sorted(t.schedule):
+        open_pairs = [(w, b) for w, b in t.schedule[r] if r not in t.entries[w] and r not in t.entries[b]]
+        if not open_pairs:
+            continue
+        busy = {team_of.get(numbers[i]) for i in range(t.n) if r in t.entries[i]}
+        matches: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for w, b in open_pairs:
+            white, black = numbers[w], numbers[b]
+            if white not in team_of or black not in team_of:
+                continue
+            tw, tb = team_of[white], team_of[black]
+            if tw in busy or tb in busy:
+                continue  # a match with a board in: the view has it
+            matches.setdefault((min(tw, tb), max(tw, tb)), []).append((place[white], white, black))
+        found = []
+        for games in matches.values():
+            games.sort()
+            board, white, black = games[0]
+            white_first = setup.colour(board, boards or len(games)) == "W"
+            first, second = (team_of[white], team_of[black]) if white_first else (team_of[black], team_of[white])
+            found.append(Upcoming(r, first, second, tuple(games)))
+        return tuple(sorted(found, key=lambda u: (u.first, u.second)))
+    return ()
 
 
 def _ranks(keys: list[tuple[Fraction, ...]]) -> list[int]:
@@ -82,8 +132,13 @@ def team_standings(t: Tournament, setup: TeamSetup, codes: tuple[str, ...] | Non
         for i in listed
     )
     return TeamStandings(
-        codes=tuple(tb.code for tb in order), rows=rows, provisional=not view.complete, boards=view.boards, view=view
+        codes=tuple(tb.code for tb in order),
+        rows=rows,
+        provisional=not view.complete,
+        boards=view.boards,
+        view=view,
+        upcoming=upcoming(t, setup, view.boards) if not view.complete else (),
     )
 
 
-__all__ = ["TeamRow", "TeamStandings", "team_standings"]
+__all__ = ["TeamRow", "TeamStandings", "Upcoming", "team_standings", "upcoming"]
