@@ -22,7 +22,7 @@ from tracker.core.phrases import phrase, render
 from tracker.core.standings import Standings
 from tracker.core.worth.norms import Norm, norms
 from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Sharing, check_prizes, money
-from tracker.core.worth.rating import K_ASSUMED, assumed, one_decimal, rating_changes
+from tracker.core.worth.rating import K_ASSUMED, assumed, rating_changes, shown_change
 from tracker.i18n import Catalogue
 from tracker.protocol.shapes import StandingsJSON, WorthRowJSON, prize_json, rating_json
 
@@ -160,7 +160,7 @@ def print_worth(
         norms = "; ".join(render(said, lambda no: surname(names[no]), lang) for said in w.said) or "–"
         cells = [
             row.name,
-            "–" if c.k is None else signed_one(one_decimal(c.change), lang),
+            "–" if (shown := shown_change(c)) is None else signed_one(shown, lang),
             "–" if c.performance is None else str(c.performance),
             norms,
         ]

@@ -19,7 +19,7 @@ from tracker.core.boards import BoardSet, board_age, eval_text, is_stale
 from tracker.core.events import EvalSource, Evaluation, GameResult
 from tracker.core.live import AsItStands, BoardStake
 from tracker.core.projection.chances import Chances
-from tracker.core.worth.rating import one_decimal
+from tracker.core.worth.rating import shown_change
 from tracker.protocol.delta import DeltaRowJSON, diff_standings
 from tracker.protocol.shapes import (
     ChancesJSON,
@@ -225,7 +225,7 @@ def live_message(
         body["worth"] = [
             {
                 "start_no": c.start_no,
-                "rating_change": None if c.k is None else one_decimal(c.change),
+                "rating_change": shown_change(c),
                 "performance": c.performance,
             }
             for c in now.ratings

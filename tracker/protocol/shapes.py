@@ -29,7 +29,7 @@ from tracker.core.teams.view import BoardGame, Match, Side, TeamView
 from tracker.core.tiebreaks import parse_tiebreak, rule_of
 from tracker.core.worth.live import LiveWorth, NormStake, PlayerWorth
 from tracker.core.worth.prizes import Money, MoneyStake
-from tracker.core.worth.rating import RatingChange, one_decimal
+from tracker.core.worth.rating import RatingChange, shown_change
 
 _encoder: Final = msgspec.json.Encoder(decimal_format="number")
 
@@ -279,7 +279,7 @@ def _in_progress(v: TeamView, m: Match, boards: list[BoardJSON]) -> tuple[int, i
 def rating_json(row: WorthRowJSON, c: RatingChange) -> None:
     """Add ``c`` (the row's player's rating change so far, B.02) to ``row``: the change to one decimal, the
     performance (TPR), the K used and how it was chosen; ``null`` change for an unrated player."""
-    row["rating_change"] = None if c.k is None else one_decimal(c.change)
+    row["rating_change"] = shown_change(c)
     row["performance"] = c.performance
     row["k"] = c.k
     row["k_from"] = c.k_from
@@ -800,7 +800,7 @@ def money_stakes_json(stakes: tuple[MoneyStake, ...]) -> list[MoneyStakeJSON]:
 def _player_worth_json(p: PlayerWorth) -> PlayerWorthJSON:
     return {
         "start_no": p.rating.start_no,
-        "rating_change": None if p.rating.k is None else one_decimal(p.rating.change),
+        "rating_change": shown_change(p.rating),
         "performance": p.rating.performance,
         "k": p.rating.k,
         "norms": [

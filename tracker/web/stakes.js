@@ -85,7 +85,8 @@ function chanceCell(message, startNo, places, chance) {
   return pct(chance);
 }
 
-function outcomeWords(result, white, black) {
+/** "If Caruana wins" / "If they draw": one result of a pending game, its two players named as given. */
+export function outcomeWords(result, white, black) {
   if (result === "1-0") return t("stakes.if_wins", "If {player} wins", { player: white });
   if (result === "0-1") return t("stakes.if_wins", "If {player} wins", { player: black });
   return t("stakes.if_draw", "If they draw");

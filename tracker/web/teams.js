@@ -7,6 +7,7 @@
 
 import { el, fill, fmt, resultWords } from "/static/live.js";
 import { say, t, tn } from "/static/i18n.js";
+import { outcomeWords } from "/static/stakes.js";
 
 /** Short result symbols for a board (a forfeit as +/−); the title says it in words. */
 const RESULT_SYMBOLS = { "1-0": "1–0", "1/2-1/2": "½–½", "0-1": "0–1", "+-": "+/−", "-+": "−/+", "--": "−/−" };
@@ -217,11 +218,6 @@ function boardStakes(payload, message) {
   if (!games.length || message.seq !== payload.seq) return null;
   const teams = new Map(payload.teams.map((r) => [r.team, r.name]));
   const players = new Map(payload.standings.map((r) => [r.start_no, r.name]));
-  const outcomeWords = (result, g) => {
-    if (result === "1-0") return t("stakes.if_wins", "If {player} wins", { player: players.get(g.white) ?? String(g.white) });
-    if (result === "0-1") return t("stakes.if_wins", "If {player} wins", { player: players.get(g.black) ?? String(g.black) });
-    return t("stakes.if_draw", "If they draw");
-  };
   return el("div", { class: "team-stakes", dataset: { seq: message.seq } },
     el("h2", null, t("teams.stakes.heading", "What each board decides")),
     el("ol", { class: "stake-games" }, games.map((g) =>
@@ -232,7 +228,7 @@ function boardStakes(payload, message) {
           el("span", null, ` (${players.get(g.white) ?? g.white} – ${players.get(g.black) ?? g.black})`)),
         el("ul", { class: "stake-outcomes" }, g.outcomes.filter((o) => o.stakes.length).map((o) =>
           el("li", { dataset: { result: o.result } },
-            el("span", { class: "stake-if", title: resultWords(o.result) }, `${outcomeWords(o.result, g)}: `),
+            el("span", { class: "stake-if", title: resultWords(o.result) }, `${outcomeWords(o.result, players.get(g.white) ?? String(g.white), players.get(g.black) ?? String(g.black))}: `),
             o.stakes.map((x, k) => [k ? "; " : null, el("span", { class: `stake ${x.after}`, dataset: { team: x.team } }, say(x.said, String, x.text))]))))))));
 }
 

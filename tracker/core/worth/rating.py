@@ -262,6 +262,11 @@ def assumed(changes: Sequence[RatingChange]) -> list[int]:
     return [c.start_no for c in changes if c.k_from == "default"]
 
 
+def shown_change(c: RatingChange) -> float | None:
+    """``c``'s change as every interface shows it: one decimal, ``None`` for an unrated player (no K)."""
+    return None if c.k is None else one_decimal(c.change)
+
+
 def one_decimal(x: Fraction) -> float:
     """``x`` rounded to one decimal, half away from zero (as a rating report prints a change)."""
     tenths = abs(x) * 10
@@ -281,5 +286,6 @@ __all__ = [
     "one_decimal",
     "rating_change",
     "rating_changes",
+    "shown_change",
     "xxk_records",
 ]
