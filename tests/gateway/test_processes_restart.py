@@ -120,6 +120,39 @@ def test_a_child_that_keeps_dying_stops_the_set_after_the_restart_bound() -> Non
     assert "set serving" not in out  # the set never served in full
 
 
+#: A SIGTERM that reaches a child in its first moments, before it has put back the default handlers (it still
+#: has the parent's, copied by the fork), must end it as it would later: the set's stop must not depend on how fast
+#: a child starts.  The hook holds child 2 in those moments (the second fork) while child 1 dies to the bound.
+SLOW_START = """
+import os, signal, time
+from tracker.gateway.processes import run_processes
+
+forks = []  # counted in the parent before each fork: a child sees its own place
+
+def slow_second_child():
+    if len(forks) == 2:  # child 2: the set stops while it is still starting
+        time.sleep(1.5)
+
+os.register_at_fork(before=lambda: forks.append(1), after_in_child=slow_second_child)
+
+def serve(port, child):
+    if child.number == 2:
+        child.say(f"test: listening on http://127.0.0.1:{port}/")
+        signal.pause()
+        return 0
+    return 3
+
+status = run_processes("test", "127.0.0.1", 0, 2, serve, say=print, restarts=3)
+print("status", status, flush=True)
+"""
+
+
+def test_a_child_stopped_while_it_starts_still_stops() -> None:
+    run = subprocess.run([sys.executable, "-c", SLOW_START], capture_output=True, text=True, timeout=30, check=False)
+    assert "status 3" in run.stdout, (run.stdout, run.stderr)
+    assert "stopping all" in run.stderr, run.stderr
+
+
 #: A child that has already ended when the supervisor first looks (it died between the fork and the first
 #: wait, or between two turns of the loop) must still be seen: said, and restarted or counted to the bound.
 ENDED_BEFORE_LOOKING = """

@@ -67,6 +67,7 @@ from tracker.config import Limits
 from tracker.core.errors import TrackerError
 
 PR_SET_PDEATHSIG: Final = 1
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)  # what stops the set, passed on to every child
 
 
 def cores(quota: str = "/sys/fs/cgroup/cpu.max") -> int:
@@ -204,13 +205,20 @@ def run_processes(
             args=(serve, port, Child(slot.number, processes, write), parent, name),
             name=f"{name} {slot.number}",
         )
-        child.start()
+        # SIGTERM/SIGINT held back over the fork: a child gets the parent's handlers with its memory, and one
+        # signalled before it has put back the defaults would run the parent's stop in the child and go on
+        # serving.  The child unblocks once its handlers are the defaults; what came meanwhile is then acted on.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            child.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.close(write)
         slot.process, slot.pipe, slot.served = child, read, False
         if stopping:  # a SIGTERM came while it was forked: it goes with the others
             kill(slot)
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     errors: list[str] = []
     try:
         for slot in slots:
@@ -328,8 +336,9 @@ def _supervise(
 
 def _child(serve: Callable[[int, Child], int], port: int, child: Child, parent: int, name: str) -> None:
     """A child's life: default signals, die with the parent, serve; exit with its status."""
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by the parent over the fork
     _die_with(parent)
     try:
         status = serve(port, child)
