@@ -40,6 +40,7 @@ WORKLOADS = (
     ("worth", "bench.worth", "13. rating change, norms and prize money: 3 rounds left of a 10-player round robin"),
     ("follow", "bench.follow_stream", "14. tracker follow: result at the source → subscriber, a stream vs polling"),
     ("teams", "bench.teams", "15. team projection: 10 teams of 4 boards, the last rounds"),
+    ("storm", "bench.storm", "16. a connection storm: subscribers arriving with thousands of handshakes in flight"),
 )
 
 

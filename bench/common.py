@@ -70,6 +70,8 @@ class Sizes:
     # 10. live boards: seconds per phase (with and without boards), alternated rounds
     boards_seconds: float = 60.0
     boards_rounds: int = 1
+    # 16. a connection storm: connections, handshakes in flight
+    storm: tuple[int, int] = (20_000, 2_000)
 
 
 QUICK = Sizes(
@@ -98,6 +100,7 @@ QUICK = Sizes(
     projection_repeats=2,
     boards_seconds=10.0,
     boards_rounds=1,
+    storm=(2_000, 500),
 )
 
 DEFAULT = Sizes(

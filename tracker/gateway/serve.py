@@ -22,7 +22,7 @@ import asyncio
 import signal
 from collections.abc import Callable, Coroutine
 from contextlib import suppress
-from typing import Any
+from typing import Any, Final
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.asyncio.server import serve as websockets_serve
@@ -46,6 +46,11 @@ from tracker.gateway.hub import Hub
 from tracker.gateway.metrics import Metrics
 from tracker.gateway.ws import Websockets, reply
 from tracker.protocol import StandingsPayload
+
+#: Connections the kernel may hold established but not yet accepted (capped by ``net.core.somaxconn``).  asyncio's
+#: default, 100, overflows in a storm of arrivals while the loop is busy with handshakes: the kernel then drops
+#: the SYNs beyond it, and their clients retry after 1, 3, 7 s, past their handshake timeouts.
+BACKLOG: Final = 4096
 
 
 class Gateway:
@@ -168,6 +173,7 @@ class Gateway:
             create_connection=bounded_connection(limits.max_buffer),
             extensions=[deflate()],
             reuse_port=reuse_port,
+            backlog=BACKLOG,
         )
 
     async def aclose(self) -> None:
