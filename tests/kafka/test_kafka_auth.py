@@ -70,7 +70,7 @@ class Front:
              "--advertised-listener-url", f"tcp://127.0.0.1:{self.outer}"],
         )  # fmt: skip
         self.broker = Broker(self.outer, tansu)
-        tansu.expect(r"ready in", timeout=10)
+        tansu.expect(r"ready in", timeout=60)
         self.args = args
         self.front = self.start()
 
@@ -81,7 +81,7 @@ class Front:
              "--upstream", str(self.inner), *self.args],
         )  # fmt: skip
         self.broker.started.append(front)
-        front.expect("secure front ready", timeout=10)
+        front.expect("secure front ready", timeout=60)
         self.process = front
         return front
 

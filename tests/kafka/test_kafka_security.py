@@ -199,7 +199,7 @@ def secure_broker(tls: Path) -> Iterator[SecureBroker]:
         )  # fmt: skip
         broker = Broker(outer, tansu)
         brokers.append(broker)
-        tansu.expect(r"ready in", timeout=10)
+        tansu.expect(r"ready in", timeout=60)
         front = [sys.executable, "-m", "tests.kafka.secure_front", "--listen", str(outer), "--upstream", str(inner)]
         if tls_on:
             front += ["--cert", str(tls / "cert.pem"), "--key", str(tls / "key.pem")]
@@ -207,7 +207,7 @@ def secure_broker(tls: Path) -> Iterator[SecureBroker]:
             front += ["--sasl", sasl, "--user", "tracker", "--password-file", str(tls / "password")]
         process = spawn("front", front)
         broker.started.append(process)
-        process.expect("secure front ready", timeout=10)
+        process.expect("secure front ready", timeout=60)
         return broker
 
     yield start
