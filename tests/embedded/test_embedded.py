@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,8 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -295,6 +298,12 @@ async def test_a_stalled_subscriber_does_not_delay_the_others_and_is_dropped(tra
     # the stalled client: a raw socket that does the handshake, subscribes, and never reads again
     stalled = raw_websocket(tracker_server.port)
     stalled.sendall(masked_text_frame(json.dumps({"type": "subscribe", "tournament": tid})))
+    # once it is dropped, what the server still writes it (the updates it had buffered, then the close frame) is
+    # read at once: the close waits only the server's close timeout (5 s) for it to drain, and the submits below
+    # can take longer than that on a busy machine
+    received = bytearray()
+    reader = threading.Thread(target=read_once_dropped, args=(tracker_server, stalled, received), daemon=True)
+    reader.start()
     async with connect(tracker_server.ws_url, max_size=2**24) as live:
         await send(live, {"type": "subscribe", "tournament": tid})
         await recv(live)
@@ -312,12 +321,24 @@ async def test_a_stalled_subscriber_does_not_delay_the_others_and_is_dropped(tra
             assert update["event"]["id"] == f"flip-{k - 1}"
     metrics = urllib.request.urlopen(tracker_server.http_url + "/metrics", timeout=10).read().decode()
     assert "tracker_clients_dropped_total 1" in metrics
-    stalled.settimeout(10)
-    received = b""
-    while chunk := stalled.recv(1 << 16):  # the server closed it: read to the end
-        received += chunk
+    reader.join(timeout=60)
+    assert not reader.is_alive()
     stalled.close()
     assert b"too slow" in received[-200:]  # the close frame's reason
+
+
+def read_once_dropped(tracker: RunningTracker, sock: socket.socket, into: bytearray) -> None:
+    """Wait (60 s at most) until the server counts one client dropped, then read ``sock`` to its end."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        metrics = urllib.request.urlopen(tracker.http_url + "/metrics", timeout=10).read().decode()
+        if "tracker_clients_dropped_total 1" in metrics:
+            break
+        time.sleep(0.1)
+    sock.settimeout(10)
+    with contextlib.suppress(OSError):
+        while chunk := sock.recv(1 << 16):  # the server closed it: read to the end
+            into += chunk
 
 
 def raw_websocket(port: int) -> socket.socket:
