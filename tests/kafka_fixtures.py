@@ -87,8 +87,9 @@ class Broker:
             worker.expect(r"assigned partitions \[")
         return worker
 
-    def gateway(self) -> Gateway:
-        """Start one ``tracker gateway --port 0`` process (test_kafka_processes runs several); wait until it listens."""
+    def gateway(self, *extra: str) -> Gateway:
+        """Start one ``tracker gateway --port 0`` process (test_kafka_processes runs several) with ``extra``
+        options; wait until it listens."""
         process = spawn(
             f"gateway-{len(self.started)}",
             [
@@ -104,6 +105,7 @@ class Broker:
                 TOKEN,
                 "--processes",
                 "1",
+                *extra,
             ],
         )
         self.started.append(process)

@@ -26,7 +26,9 @@ async def test_a_team_file_replayed_to_the_broker_gives_the_offline_team_rows_on
     kafka_broker: Broker,  # noqa: F811
 ) -> None:
     kafka_broker.worker()
-    gateway = kafka_broker.gateway()
+    # every payload is followed by clients that read them all (a whole replay's full updates, about 30 KB each):
+    # one held back by a loaded machine must not be dropped as slow, which is another test's subject
+    gateway = kafka_broker.gateway("--max-buffer", str(64 << 20))
     tid = "kafka-teams"
     last = 1 + len(read_file(str(TEAM_FILE), tid).events)
     expected = offline_teams(TEAM_FILE)
