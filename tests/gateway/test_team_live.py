@@ -11,8 +11,8 @@ import json
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import connect
