@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import json
 import math
+import os
 import time
 from typing import Any
 
@@ -33,7 +34,20 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 
 from bench import fanout
-from bench.common import Result, Row, Sizes, fmt_ms, free_port, median, percentile, python, raise_fd_limit, say, timed
+from bench.common import (
+    Result,
+    Row,
+    Sizes,
+    cpu_seconds,
+    fmt_ms,
+    free_port,
+    median,
+    percentile,
+    python,
+    raise_fd_limit,
+    say,
+    timed,
+)
 from bench.kafka import _start_worker
 from bench.procs import Proc, kill_all, start
 from bench.scenario import tournament
@@ -190,8 +204,18 @@ def _capacity(broker: str, processes: int, subscribers: int, sizes: Sizes, procs
         ]
         mine += clients
         fanout._wait_lines(clients, "ready", 600.0)
+        gateways = _family(mine[0].proc.pid)  # the parent and its gateway processes
+        before = {pid: _cpu(pid) for pid in gateways + [c.proc.pid for c in clients]}
+        wall = time.perf_counter()
         run = asyncio.run(fanout._control("tracker", url, events, messages, clients, token=TOKEN))
+        wall = time.perf_counter() - wall
+        spent = {pid: _cpu(pid) - cpu for pid, cpu in before.items()}
         run.subscribers = subscribers
+        # where the two cores went while the results were sent: what limits a second process on this machine
+        CORES[processes] = {
+            "gateways": sum(spent[pid] for pid in gateways) / wall,
+            "clients": sum(spent[c.proc.pid] for c in clients) / wall,
+        }
         for client in clients:
             with contextlib.suppress(OSError):
                 client.send("quit\n")
@@ -205,6 +229,28 @@ def _capacity(broker: str, processes: int, subscribers: int, sizes: Sizes, procs
 async def _open(url: str, opened: object) -> None:
     async with connect(url, max_size=2**24, open_timeout=30) as ws:
         await _ack(ws, opened)  # type: ignore[arg-type]
+
+
+#: processes → the cores (CPU seconds per second) the gateway processes and the subscribers' clients used while
+#: the results were sent to them
+CORES: dict[int, dict[str, float]] = {}
+
+
+def _family(pid: int) -> list[int]:
+    """``pid`` and its children (the gateway processes a ``--processes N`` parent forked)."""
+    children = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                children += [int(c) for c in fh.read().split()]
+    return [pid, *children]
+
+
+def _cpu(pid: int) -> float:
+    try:
+        return cpu_seconds(pid)
+    except OSError:
+        return 0.0
 
 
 def run(sizes: Sizes) -> Result:
@@ -264,7 +310,12 @@ def _rows(result: Result, steady: list[dict[str, Any]], capacity: dict[int, fano
     result.raw = {
         "steady": steady,
         "capacity": {
-            p: {"subscribers": r.subscribers, "p50": median(r.latencies), "p99": percentile(r.latencies, 99)}
+            p: {
+                "subscribers": r.subscribers,
+                "p50": median(r.latencies),
+                "p99": percentile(r.latencies, 99),
+                "cores": CORES.get(p, {}),
+            }
             for p, r in capacity.items()
         },
     }
@@ -298,4 +349,13 @@ def _rows(result: Result, steady: list[dict[str, Any]], capacity: dict[int, fano
             met=p2 <= p1 and not math.isnan(p2),
         )
     )
+    if CORES.get(1) and CORES.get(2):
+        c1, c2 = CORES[1], CORES[2]
+        result.notes.append(
+            "Where the machine's two cores went while the results were sent (CPU seconds per second of the "
+            f"phase): one process {c1['gateways']:.2f} for the gateway and {c1['clients']:.2f} for the subscribers' "
+            f"clients; two processes {c2['gateways']:.2f} for the gateways and {c2['clients']:.2f} for the clients "
+            "(the clients run on the same two cores; the rest of the time is the path through Kafka and the "
+            "waits between results, sent one at a time)."
+        )
     result.notes.append(__doc__.split("\n\n", 1)[1].replace("\n", " ").replace("  ", " "))
