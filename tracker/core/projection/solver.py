@@ -35,6 +35,12 @@ every player ahead after it was ahead before), so for the best rank the
 player's own open games are fixed to wins, for the worst to losses, before
 searching; their score is then settled, which the flow bounds need.
 
+The highest KS of a player with many games open is first bounded by a
+search over the sets of opponents on the line
+(:class:`~tracker.core.projection.flow.KoyaMost`): under 1-½-0 scoring its
+bound is the extreme and its flow a scenario that reaches it, which ends the
+query at the root; otherwise its bound is a floor the game search starts from.
+
 Every evaluated leaf improves the best-known scenario of every (player,
 objective), unconditionally and under each (game, outcome) it contains
 (:class:`~tracker.core.projection.leaves.Known`), so later queries usually
@@ -75,6 +81,8 @@ _REACH_POLISH: Constant = 300
 _SCALE: Constant = 30
 #: Free games up to which a query is searched without its scenarios primed first (guides, repair, local search).
 _SMALL: Constant = 12
+#: The share of a KS query's nodes its search over sets of opponents on the line may spend (1/n).
+_KOYA_SHARE: Constant = 2
 #: Nodes for one condition a cover left open, asked alone past the cover's budget (Solver.cover's ``ask``).
 _ASKED: Constant = 1000
 #: Rankings the local search may spend on a condition's witness one game away from the unconditional one.
@@ -444,6 +452,13 @@ class Solver(Ranker):
         try:
             if incumbent.scenario is None and incumbent.value >= _FAR:
                 incumbent.offer(self.complete())
+            if objective == "ks_max" and self.free > _SMALL:
+                # the opponents on the line as a set: a bound of its own, often the extreme with its scenario
+                most, guide, spent = self.koya_most(i, max(0, limit // _KOYA_SHARE))
+                self.nodes += spent
+                if guide is not None:
+                    incumbent.offer(self.complete(guide))
+                self.floor = max(self.floor, -most)
             with contextlib.suppress(_Budget):  # the budget ran out: open_bound holds what is proven
                 self._node(objective, i, self._assess(objective, i), -_FAR, incumbent, True)
         finally:
