@@ -94,6 +94,8 @@ from tracker.core.projection.solver import Solver, scaled
 #: and per query.
 BUDGET: Final = 70_000
 QUERY_BUDGET: Final = 25_000
+#: Nodes per extreme in the first pass over all of them (the second gives the rest to those still open).
+FIRST_BUDGET: Final = 1_500
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
@@ -138,11 +140,17 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solve
     if searched:
         assert solver is not None
         left = scaled(budget, m)
-        for i in range(n):
-            for objective in EXTREMES:
-                e = solver.solve(i, objective, budget=max(0, min(QUERY_BUDGET, left)))
-                left -= solver.nodes
-                extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
+        # two passes: every extreme within a few nodes first (most need no more), then what is left of the
+        # budget for those still open, so that one hard extreme cannot leave the later ones unsearched
+        for share in (FIRST_BUDGET, QUERY_BUDGET):
+            for i in range(n):
+                for objective in EXTREMES:
+                    known = extremes[i].get(objective)
+                    if known is not None and known[2]:
+                        continue
+                    e = solver.solve(i, objective, budget=max(0, min(share, left)))
+                    left -= solver.nodes
+                    extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
     else:
         low, high = bounds(iv)
         for i in range(n):

@@ -220,6 +220,8 @@ class Solver(Ranker):
         # what is proven already is a floor: a bound learnt earlier (the previous seq), and under a condition the
         # unconditional extreme's bound (nothing under a condition beats it)
         floor = self._floors.get(memo, -_FAR) if memo is not None else -_FAR
+        if known is not None:  # a search within a smaller budget proved this much
+            floor = max(floor, sign * known[0].value)
         if fixed:
             unconditional = self.solve(i, objective)
             self.nodes = 0
