@@ -8,11 +8,11 @@ test_projection_exactness.py checks its own: the extreme's scenario,
 recorded as results and ranked by :func:`standings`, reaches it, and no
 outcome of the games around it goes beyond it.
 
-The highest KS of a player with many games open comes from a search over
-the sets of opponents on the line (:meth:`Node.koya_most`); on small round
-robins it is held against every outcome: never below the highest KS (a
-sound bound, whatever the scoring), and equal to it, with a scenario that
-reaches it, under 1-½-0.
+The highest and lowest KS of a player with many games open come from
+searches over the sets of opponents on the line (:meth:`Node.koya_most`)
+and below it (:meth:`Node.koya_least`); on small round robins they are held
+against every outcome: never beyond the extreme (a sound bound, whatever the
+scoring), and equal to it, with a scenario that reaches it, under 1-½-0.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_every_extreme_with_forty_open_games_is_exact_and_reached_by_its_scenari
 
 
 @pytest.mark.parametrize("seed", range(24))
-def test_the_koya_set_search_bounds_the_highest_koya_and_reaches_it_under_one_half_zero(seed: int) -> None:
+def test_the_koya_set_searches_bound_the_koya_extremes_and_reach_them_under_one_half_zero(seed: int) -> None:
     rng = random.Random(seed)
     case = random_case(rng, rng.choice((6, 7)), rng.randint(4, 6), order=DEFAULT_TIEBREAKS)
     t = case.tournament()
@@ -62,3 +62,10 @@ def test_the_koya_set_search_bounds_the_highest_koya_and_reaches_it_under_one_ha
             assert Fraction(bound, den) == highest, f"KS of {start_no}: {bound} units, highest {highest}"
             if guide is not None:
                 assert solver.complete(guide).ks[i] == bound, f"the guide of {start_no} misses its bound"
+        least, guide, _ = solver.koya_least(i, 1 << 30)
+        lowest = truth.ks[start_no][0]
+        assert Fraction(least, den) <= lowest, f"KS of {start_no}: bound {least} over {lowest}"
+        if one_half_zero:
+            assert Fraction(least, den) == lowest, f"KS of {start_no}: {least} units, lowest {lowest}"
+            if guide is not None:
+                assert solver.complete(guide).ks[i] == least, f"the guide of {start_no} misses its bound"

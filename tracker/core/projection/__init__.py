@@ -94,8 +94,8 @@ from tracker.core.projection.solver import Solver, scaled
 #: and per query.
 BUDGET: Final = 70_000
 QUERY_BUDGET: Final = 25_000
-#: Nodes per extreme in the first pass over all of them (the second gives the rest to those still open).
-FIRST_BUDGET: Final = 1_500
+#: Nodes per extreme in each pass over those still open (the last: QUERY_BUDGET, within what is left in all).
+PASSES: Final = (1_500, 6_000, QUERY_BUDGET)
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
@@ -140,9 +140,9 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solve
     if searched:
         assert solver is not None
         left = scaled(budget, m)
-        # two passes: every extreme within a few nodes first (most need no more), then what is left of the
-        # budget for those still open, so that one hard extreme cannot leave the later ones unsearched
-        for share in (FIRST_BUDGET, QUERY_BUDGET):
+        # passes of growing budgets: every extreme within a few nodes first (most need no more), then more for
+        # those still open, so that one hard extreme cannot leave the later ones unsearched
+        for share in PASSES:
             for i in range(n):
                 for objective in EXTREMES:
                     known = extremes[i].get(objective)

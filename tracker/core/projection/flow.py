@@ -417,3 +417,96 @@ def charged(options: Sequence[tuple[int, int, int, int]], side: int) -> bool:
     top = max(o[side] for o in options)
     low = min(o[other] for o in options)
     return all(top - o[side] >= o[other] - low for o in options)
+
+
+class KoyaLeast:
+    """The lowest Koya over which opponents stay below the line: a branch and bound over sets of them.
+
+    The player scores at least ``weight[k]`` (their lowest) against every
+    opponent who may reach the line; a set ``R`` of *candidates* (opponents
+    who may stay below it, at most ``cap[k]`` units above their lows) held
+    below the line at once saves ``weight(R)``.  ``R`` is possible only if
+    the games' least units can all be routed with each of ``R`` under their
+    cap (the others take what their games give).  The lowest Koya is at
+    least the total less the heaviest possible ``R`` — and equal to it under
+    1-½-0, where the flow of that ``R`` is a scenario (the player losing to
+    everyone else) that reaches it.
+
+    A node (candidates in, open) is bounded by the weight of all of them less
+    what the flow's shortfall with all of them capped costs at least: freeing
+    one lets the flow grow by at most ``lift[k]``
+    (:func:`cheapest`).  Branching on the heaviest open candidate, in first.
+    """
+
+    __slots__ = ("best", "best_set", "cap", "games", "lift", "limit", "n", "nodes", "open_bound", "room", "supply")
+
+    def __init__(
+        self,
+        games: list[Relaxed],
+        supply: list[int],
+        room: list[int],
+        cap: list[int],
+        lift: list[int],
+        limit: int,
+    ) -> None:
+        self.games = games
+        self.supply = supply
+        self.room = room
+        self.cap = cap
+        self.lift = lift
+        self.n = len(room)
+        self.limit = limit
+        self.nodes = 0
+        self.best = -1
+        self.best_set: list[int] = []
+        #: the highest bound of a subtree left unsearched when the budget ran out (-1: none)
+        self.open_bound = -1
+
+    def search(self, candidates: list[int], weight: list[int]) -> int:
+        """The heaviest possible set's weight, or a sound bound of it if the budget ran out (:attr:`open_bound`
+        then not -1); :attr:`best_set` is the heaviest found."""
+        self._node([], 0, candidates, weight, 1 << 60)
+        return max(self.best, self.open_bound)
+
+    def _short(self, capped: list[int]) -> int:
+        room = self.room.copy()
+        for k in capped:
+            room[k] = self.cap[k]
+        return Flow(self.games, self.supply, room, self.n).short
+
+    def _node(self, chosen: list[int], value: int, open_: list[int], weight: list[int], bound: int) -> None:
+        if bound <= self.best:
+            return
+        self.nodes += 1
+        if self.nodes > self.limit:
+            if bound > self.open_bound:
+                self.open_bound = bound
+            return
+        total = value
+        for x in open_:
+            total += weight[x]
+        short = self._short([*chosen, *open_])
+        if short == 0:  # all of them at once
+            if total > self.best:
+                self.best = total
+                self.best_set = [*chosen, *open_]
+            return
+        tight = total - cheapest(short, [(weight[x], self.lift[x]) for x in open_])
+        if tight < bound:
+            bound = tight
+        if bound <= self.best:
+            return
+        if value > self.best:
+            self.best = value
+            self.best_set = chosen.copy()
+        top = 0
+        for k in range(1, len(open_)):
+            if weight[open_[k]] > weight[open_[top]]:
+                top = k
+        x = open_[top]
+        rest = [y for y in open_ if y != x]
+        chosen.append(x)
+        if self._short(chosen) == 0:
+            self._node(chosen, value + weight[x], rest, weight, bound)
+        chosen.pop()
+        self._node(chosen, value, rest, weight, bound)

@@ -461,6 +461,12 @@ class Solver(Ranker):
                 if guide is not None:
                     incumbent.offer(self.complete(guide))
                 self.floor = max(self.floor, -most)
+            elif objective == "ks_min" and self.free > _SMALL:
+                least, guide, spent = self.koya_least(i, max(0, limit // _KOYA_SHARE))
+                self.nodes += spent
+                if guide is not None:
+                    incumbent.offer(self.complete(guide))
+                self.floor = max(self.floor, least)
             with contextlib.suppress(_Budget):  # the budget ran out: open_bound holds what is proven
                 self._node(objective, i, self._assess(objective, i), -_FAR, incumbent, True)
         finally:
