@@ -94,8 +94,8 @@ from tracker.core.projection.solver import Solver, scaled
 #: and per query.
 BUDGET: Final = 70_000
 QUERY_BUDGET: Final = 25_000
-#: Nodes per extreme in each pass over those still open (the last: QUERY_BUDGET, within what is left in all).
-PASSES: Final = (1_500, 6_000, QUERY_BUDGET)
+#: Nodes each extreme leaves for every one after it in the first pass (most need no more than a few hundred).
+RESERVE: Final = 600
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
@@ -140,17 +140,18 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solve
     if searched:
         assert solver is not None
         left = scaled(budget, m)
-        # passes of growing budgets: every extreme within a few nodes first (most need no more), then more for
-        # those still open, so that one hard extreme cannot leave the later ones unsearched
-        for share in PASSES:
-            for i in range(n):
-                for objective in EXTREMES:
-                    known = extremes[i].get(objective)
-                    if known is not None and known[2]:
-                        continue
-                    e = solver.solve(i, objective, budget=max(0, min(share, left)))
-                    left -= solver.nodes
-                    extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
+        # every extreme in turn, each leaving RESERVE nodes for every one after it (so one hard extreme cannot
+        # leave the later ones unsearched); then what is left for those still open, in turn
+        queries = [(i, objective) for i in range(n) for objective in EXTREMES]
+        for first in (True, False):
+            for q, (i, objective) in enumerate(queries):
+                known = extremes[i].get(objective)
+                if known is not None and known[2]:
+                    continue
+                share = min(QUERY_BUDGET, left - RESERVE * (len(queries) - 1 - q)) if first else min(QUERY_BUDGET, left)
+                e = solver.solve(i, objective, budget=max(0, share))
+                left -= solver.nodes
+                extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
     else:
         low, high = bounds(iv)
         for i in range(n):
