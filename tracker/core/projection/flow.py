@@ -327,7 +327,7 @@ class KoyaMost:
     its own value plus each open candidate's gain over the node's set (none
     when adding it alone is impossible or gains nothing: such a candidate is
     left out, which loses no better set).  Branching on the largest gain,
-    in first.  Each node costs two flows per open candidate (copies, lifted).
+    in first.  Each node costs two flows per open candidate (copies, lifted), counted as that many nodes.
     """
 
     __slots__ = ("best", "best_set", "limit", "need", "nodes", "open_bound", "weight")
@@ -384,7 +384,7 @@ class KoyaMost:
             self.best_set = chosen.copy()
         if bound <= self.best:
             return
-        self.nodes += 1
+        self.nodes += 1 + 2 * len(open_)  # a node is two flows per open candidate: each costs what a search node does
         if self.nodes > self.limit:
             if bound > self.open_bound:
                 self.open_bound = bound
@@ -477,7 +477,7 @@ class KoyaLeast:
     def _node(self, chosen: list[int], value: int, open_: list[int], weight: list[int], bound: int) -> None:
         if bound <= self.best:
             return
-        self.nodes += 1
+        self.nodes += 2  # two flows (this node's and its first child's): each costs what a search node does
         if self.nodes > self.limit:
             if bound > self.open_bound:
                 self.open_bound = bound
