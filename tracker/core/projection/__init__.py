@@ -96,6 +96,8 @@ BUDGET: Final = 70_000
 QUERY_BUDGET: Final = 25_000
 #: Nodes each extreme leaves for every one after it in the first pass (most need no more than a few hundred).
 RESERVE: Final = 600
+#: Nodes an extreme may spend in the first pass (the hardest then search again with what is left).
+FIRST_CAP: Final = 8_000
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
@@ -148,7 +150,7 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solve
                 known = extremes[i].get(objective)
                 if known is not None and known[2]:
                     continue
-                share = min(QUERY_BUDGET, left - RESERVE * (len(queries) - 1 - q)) if first else min(QUERY_BUDGET, left)
+                share = min(FIRST_CAP, left - RESERVE * (len(queries) - 1 - q)) if first else min(QUERY_BUDGET, left)
                 e = solver.solve(i, objective, budget=max(0, share))
                 left -= solver.nodes
                 extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
