@@ -32,6 +32,7 @@ WORKLOADS = (
     ("kafka", "bench.kafka", "5. Faust worker vs a bare aiokafka consume→produce loop"),
     ("many", "bench.many", "6. many tournaments at once vs one tournament alone"),
     ("projection", "bench.projection", "7. projection: last round of a 16-player round robin"),
+    ("projection_forty", "bench.projection_forty", "7b. exact projection with 40 open games (16×5, 20×4 rounds left)"),
     ("trf", "bench.trf_read", "8. reading and ranking a big round-robin TRF file"),
     ("wire", "bench.wire", "9. bytes per update on the wire: full update vs field delta"),
     ("boards", "bench.boards", "10. live boards: results' acks with and without ten moving boards"),

@@ -94,6 +94,10 @@ from tracker.core.projection.solver import Solver, scaled
 #: and per query.
 BUDGET: Final = 70_000
 QUERY_BUDGET: Final = 25_000
+#: Nodes each extreme leaves for every one after it in the first pass (most need no more than a few hundred).
+RESERVE: Final = 600
+#: Nodes an extreme may spend in the first pass (the hardest then search again with what is left).
+FIRST_CAP: Final = 8_000
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
@@ -138,9 +142,16 @@ def project(t: Tournament, *, exact_limit: int = 12, budget: int = BUDGET, solve
     if searched:
         assert solver is not None
         left = scaled(budget, m)
-        for i in range(n):
-            for objective in EXTREMES:
-                e = solver.solve(i, objective, budget=max(0, min(QUERY_BUDGET, left)))
+        # every extreme in turn, each leaving RESERVE nodes for every one after it (so one hard extreme cannot
+        # leave the later ones unsearched); then what is left for those still open, in turn
+        queries = [(i, objective) for i in range(n) for objective in EXTREMES]
+        for first in (True, False):
+            for q, (i, objective) in enumerate(queries):
+                known = extremes[i].get(objective)
+                if known is not None and known[2]:
+                    continue
+                share = min(FIRST_CAP, left - RESERVE * (len(queries) - 1 - q)) if first else min(QUERY_BUDGET, left)
+                e = solver.solve(i, objective, budget=max(0, share))
                 left -= solver.nodes
                 extremes[i][objective] = (e.value, e.attained, e.exact, e.scenario)
     else:

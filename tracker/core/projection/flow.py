@@ -133,6 +133,25 @@ class Flow:
         self._residual = [item for item in self._residual if item[1]]
         self.short = short
 
+    def copy(self) -> Flow:
+        """An independent copy (the same games), to lift without touching this one."""
+        other = Flow([], [], [], self._n)  # empty, then this one's state (a native class has no bare __new__)
+        other.games = self.games
+        other.room = self.room.copy()
+        other.xa = self.xa.copy()
+        other.xb = self.xb.copy()
+        other._n = self._n
+        other._at = self._at
+        other._residual = [[item[0], item[1]] for item in self._residual]
+        other.short = self.short
+        return other
+
+    def add(self, e: int, units: int) -> None:
+        """Offer ``units`` more of game ``e`` (beyond its supply) and route what can be."""
+        if units > 0:
+            self._residual.append([e, units])
+            self._route()
+
     def lift(self, j: int, extra: int) -> None:
         """Give player ``j`` ``extra`` more room and route what is still short."""
         self.room[j] += extra
@@ -279,3 +298,215 @@ def cheapest(short: int, items: Sequence[tuple[int, int]]) -> int:
         total += cost
         short -= size
     return total
+
+
+class KoyaMost:
+    """The highest Koya over which opponents end on the line: a branch and bound over sets of them.
+
+    A player's Koya is the sum, over the opponents on the line, of what the
+    player scored against them.  For a set ``Q`` of *candidates* (opponents
+    who may or may not reach the line, ``need[k]`` units short of it, worth
+    ``weight[k]``: the most the player can score against them) all on the
+    line, the Koya is at most ``weight(Q)`` less what the player must give
+    them in their own games (*charged* games: each unit ``k`` takes there is
+    a unit the player does not score, :func:`charged`).  Every other game
+    routes its units for free, so a flow that meets ``Q``'s needs through
+    the free games alone (``F0``) leaves at least ``need(Q) − F0(Q)`` units
+    to come from charged games: ``V(Q) = weight(Q) − need(Q) + F0(Q)``, and
+    ``Q`` is possible only if the flow with the charged games too meets every
+    need.  Any outcome with the opponents ``Q`` on the line (and maybe more)
+    gives at most ``V(Q)``, so the highest Koya is at most ``max V(Q)`` over
+    the possible ``Q`` — and equal to it under 1-½-0 scoring, where every
+    split of a game's units is an outcome (the flow of the best ``Q`` is then
+    a scenario that reaches it).
+
+    ``F0`` is a polymatroid rank (the most a flow brings to a set of sinks
+    is submodular in the set), so the cost ``need − F0`` is supermodular:
+    what a candidate adds to a set is at most what it adds to any subset.
+    A node of the search (candidates in, out, open) is therefore bounded by
+    its own value plus each open candidate's gain over the node's set (none
+    when adding it alone is impossible or gains nothing: such a candidate is
+    left out, which loses no better set).  Branching on the largest gain,
+    in first.  Each node costs two flows per open candidate (copies, lifted), counted as that many nodes.
+    """
+
+    __slots__ = ("best", "best_set", "limit", "need", "nodes", "open_bound", "weight")
+
+    def __init__(self, need: list[int], weight: list[int], limit: int) -> None:
+        self.need = need
+        self.weight = weight
+        self.limit = limit
+        self.nodes = 0
+        self.best = 0
+        self.best_set: list[int] = []
+        #: the highest bound of a subtree left unsearched when the budget ran out (-1: none)
+        self.open_bound = -1
+
+    def search(self, free: Flow, full: Flow, candidates: list[int]) -> int:
+        """The highest ``V(Q)`` (a sound bound of the Koya over the candidates; :attr:`best_set` reaches it, exact
+        when no budget ran out: :attr:`open_bound` is then -1).
+
+        ``free`` and ``full`` are the flows of the empty set (no room for anyone) without and with the charged
+        games' units.
+        """
+        self._node(free, full, candidates, [], 0, 1 << 60, None)
+        return max(self.best, self.open_bound)
+
+    def _gains(self, free: Flow, full: Flow, open_: list[int]) -> list[tuple[int, int, Flow, Flow]]:
+        need = self.need
+        gains: list[tuple[int, int, Flow, Flow]] = []
+        for x in open_:
+            with_charged = full.copy()
+            before = with_charged.short
+            with_charged.lift(x, need[x])
+            if before - with_charged.short < need[x]:
+                continue  # x cannot reach the line beside the set: every set holding the node's does without it
+            alone = free.copy()
+            before = alone.short
+            alone.lift(x, need[x])
+            gain = self.weight[x] - need[x] + before - alone.short
+            if gain > 0:
+                gains.append((gain, x, alone, with_charged))
+        return gains
+
+    def _node(
+        self,
+        free: Flow,
+        full: Flow,
+        open_: list[int],
+        chosen: list[int],
+        value: int,
+        bound: int,
+        known: list[tuple[int, int, Flow, Flow]] | None,
+    ) -> None:
+        if value > self.best:
+            self.best = value
+            self.best_set = chosen.copy()
+        if bound <= self.best:
+            return
+        self.nodes += 1 + 2 * len(open_)  # a node is two flows per open candidate: each costs what a search node does
+        if self.nodes > self.limit:
+            if bound > self.open_bound:
+                self.open_bound = bound
+            return
+        gains = known if known is not None else self._gains(free, full, open_)
+        total = value
+        for gain, _, _, _ in gains:
+            total += gain
+        if total < bound:
+            bound = total
+        if bound <= self.best or not gains:
+            return
+        top = 0
+        for k in range(1, len(gains)):
+            if gains[k][0] > gains[top][0]:
+                top = k
+        gain, x, alone, with_charged = gains[top]
+        rest = [g for k, g in enumerate(gains) if k != top]
+        chosen.append(x)
+        self._node(alone, with_charged, [g[1] for g in rest], chosen, value + gain, bound, None)
+        chosen.pop()
+        # without x: the others' gains over the same set are unchanged
+        self._node(free, full, [g[1] for g in rest], chosen, value, bound - gain, rest)
+
+
+def charged(options: Sequence[tuple[int, int, int, int]], side: int) -> bool:
+    """Whether every unit the opponent (the other side than ``side``) takes in this game above their lowest costs
+    the player on ``side`` at least a unit below their highest (true of 1-½-0, 3-1-0 and the like)."""
+    other = 1 - side
+    top = max(o[side] for o in options)
+    low = min(o[other] for o in options)
+    return all(top - o[side] >= o[other] - low for o in options)
+
+
+class KoyaLeast:
+    """The lowest Koya over which opponents stay below the line: a branch and bound over sets of them.
+
+    The player scores at least ``weight[k]`` (their lowest) against every
+    opponent who may reach the line; a set ``R`` of *candidates* (opponents
+    who may stay below it, at most ``cap[k]`` units above their lows) held
+    below the line at once saves ``weight(R)``.  ``R`` is possible only if
+    the games' least units can all be routed with each of ``R`` under their
+    cap (the others take what their games give).  The lowest Koya is at
+    least the total less the heaviest possible ``R`` — and equal to it under
+    1-½-0, where the flow of that ``R`` is a scenario (the player losing to
+    everyone else) that reaches it.
+
+    A node (candidates in, open) is bounded by the weight of all of them less
+    what the flow's shortfall with all of them capped costs at least: freeing
+    one lets the flow grow by at most ``lift[k]``
+    (:func:`cheapest`).  Branching on the heaviest open candidate, in first.
+    """
+
+    __slots__ = ("best", "best_set", "cap", "games", "lift", "limit", "n", "nodes", "open_bound", "room", "supply")
+
+    def __init__(
+        self,
+        games: list[Relaxed],
+        supply: list[int],
+        room: list[int],
+        cap: list[int],
+        lift: list[int],
+        limit: int,
+    ) -> None:
+        self.games = games
+        self.supply = supply
+        self.room = room
+        self.cap = cap
+        self.lift = lift
+        self.n = len(room)
+        self.limit = limit
+        self.nodes = 0
+        self.best = -1
+        self.best_set: list[int] = []
+        #: the highest bound of a subtree left unsearched when the budget ran out (-1: none)
+        self.open_bound = -1
+
+    def search(self, candidates: list[int], weight: list[int]) -> int:
+        """The heaviest possible set's weight, or a sound bound of it if the budget ran out (:attr:`open_bound`
+        then not -1); :attr:`best_set` is the heaviest found."""
+        self._node([], 0, candidates, weight, 1 << 60)
+        return max(self.best, self.open_bound)
+
+    def _short(self, capped: list[int]) -> int:
+        room = self.room.copy()
+        for k in capped:
+            room[k] = self.cap[k]
+        return Flow(self.games, self.supply, room, self.n).short
+
+    def _node(self, chosen: list[int], value: int, open_: list[int], weight: list[int], bound: int) -> None:
+        if bound <= self.best:
+            return
+        self.nodes += 2  # two flows (this node's and its first child's): each costs what a search node does
+        if self.nodes > self.limit:
+            if bound > self.open_bound:
+                self.open_bound = bound
+            return
+        total = value
+        for x in open_:
+            total += weight[x]
+        short = self._short([*chosen, *open_])
+        if short == 0:  # all of them at once
+            if total > self.best:
+                self.best = total
+                self.best_set = [*chosen, *open_]
+            return
+        tight = total - cheapest(short, [(weight[x], self.lift[x]) for x in open_])
+        if tight < bound:
+            bound = tight
+        if bound <= self.best:
+            return
+        if value > self.best:
+            self.best = value
+            self.best_set = chosen.copy()
+        top = 0
+        for k in range(1, len(open_)):
+            if weight[open_[k]] > weight[open_[top]]:
+                top = k
+        x = open_[top]
+        rest = [y for y in open_ if y != x]
+        chosen.append(x)
+        if self._short(chosen) == 0:
+            self._node(chosen, value + weight[x], rest, weight, bound)
+        chosen.pop()
+        self._node(chosen, value, rest, weight, bound)

@@ -39,7 +39,16 @@ from typing import Final as Constant
 from typing import Literal
 
 from tracker.core.line import qualifies
-from tracker.core.projection.flow import Flow, Relaxed, fewest, koya_relaxed, relax
+from tracker.core.projection.flow import (
+    Flow,
+    KoyaLeast,
+    KoyaMost,
+    Relaxed,
+    charged,
+    fewest,
+    koya_relaxed,
+    relax,
+)
 from tracker.core.projection.model import Model
 from tracker.core.tiebreaks.rule import LEVEL, OPEN, Rule, Span
 
@@ -460,6 +469,121 @@ class Node:
             flow = Flow(games, [r.least for r in games], room, n)
             return (max(bound, beat) if flow.short else bound), Guide(self, free, flow)
         return bound, None
+
+    def koya_most(self, i: int, limit: int) -> tuple[int, dict[int, int] | None, int]:
+        """A sound upper bound of ``i``'s plain KS over the completions of the node, a guide towards it, the
+        search nodes spent (:class:`~tracker.core.projection.flow.KoyaMost`, within ``limit`` of them).
+
+        Under 1-½-0 scoring the bound is the highest KS itself when the search ran to its end, and the
+        guide's scenario reaches it; otherwise the guide is a start.
+        """
+        n = self.n
+        thr = self.thr0
+        line = (thr + 1) // 2
+        s_lo, s_hi, row = self.s_lo, self.s_hi, self.p_hi[i]
+        sure = 0
+        need = [0] * n
+        weight = [0] * n
+        candidates: list[int] = []
+        for k in range(n):
+            if k == i or row[k] == 0:
+                continue
+            if qualifies(s_lo[k], thr):
+                sure += row[k]
+            elif qualifies(s_hi[k], thr):
+                need[k] = line - s_lo[k]
+                weight[k] = row[k]
+                candidates.append(k)
+        free = [g for g in range(self.k) if self.assign[g] == -1]
+        games = [self.relaxed[g] for g in free]
+        supply = [r.most for r in games]
+        owed: list[int] = []  # the games (flow indices) whose units to the opponent are charged to i
+        for e in range(len(free)):
+            a, b = self.ends[free[e]]
+            against = (a == i and need[b] > 0) or (b == i and need[a] > 0)
+            if against and charged(self.opts[free[e]], 0 if a == i else 1):
+                owed.append(e)
+                supply[e] = 0
+        if not candidates:
+            return sure, None, 0
+        cheap = Flow(games, supply, [0] * n, n)
+        full = cheap.copy()
+        for e in owed:
+            full.add(e, games[e].most)
+        search = KoyaMost(need, weight, limit)
+        bound = search.search(cheap, full, sorted(candidates, key=lambda k: -weight[k]))
+        # the best set's flow: its needs through the free games first, then the charged ones (the fewest charged)
+        room = [0] * n
+        for k in search.best_set:
+            room[k] = need[k]
+        flow = Flow(games, supply, room, n)
+        for e in owed:
+            flow.add(e, games[e].most)
+        guide: dict[int, int] = {}
+        for e in range(len(free)):
+            g = free[e]
+            a, b = self.ends[g]
+            la, _, lb, _, _, _ = self.span[g]
+            want_a, want_b = flow.xa[e] + la, flow.xb[e] + lb
+            mine = 0 if a == i else 1 if b == i else -1
+            pick, best = -1, -1
+            for o, opt in enumerate(self.opts[g]):
+                if opt[0] >= want_a and opt[1] >= want_b:
+                    # i's own games: the most for i; others: the first that meets both needs
+                    value = opt[mine] if mine >= 0 else 0
+                    if value > best:
+                        pick, best = o, value
+            guide[g] = pick if pick >= 0 else self.closest(g, flow.xa[e], flow.xb[e])
+        return sure + bound, guide, search.nodes
+
+    def koya_least(self, i: int, limit: int) -> tuple[int, dict[int, int] | None, int]:
+        """A sound lower bound of ``i``'s plain KS over the completions of the node, a guide towards it, the
+        search nodes spent (:class:`~tracker.core.projection.flow.KoyaLeast`, within ``limit`` of them).
+
+        Under 1-½-0 scoring the bound is the lowest KS itself when the search ran to its end, and the
+        guide's scenario reaches it.
+        """
+        n = self.n
+        thr = self.thr0
+        line = (thr + 1) // 2
+        s_lo, s_hi, row = self.s_lo, self.s_hi, self.p_lo[i]
+        total = 0
+        weight = [0] * n
+        cap = [0] * n
+        lift = [0] * n
+        candidates: list[int] = []
+        for k in range(n):
+            if k == i or not qualifies(s_hi[k], thr):
+                continue
+            total += row[k]
+            if row[k] > 0 and not qualifies(s_lo[k], thr):
+                weight[k] = row[k]
+                cap[k] = line - 1 - s_lo[k]
+                lift[k] = s_hi[k] - line + 1
+                candidates.append(k)
+        if not candidates:
+            return total, None, 0
+        free = [g for g in range(self.k) if self.assign[g] == -1]
+        games = [self.relaxed[g] for g in free]
+        supply = [r.least for r in games]
+        room = [s_hi[j] - s_lo[j] for j in range(n)]
+        search = KoyaLeast(games, supply, room, cap, lift, limit)
+        saved = search.search(sorted(candidates, key=lambda k: -weight[k]), weight)
+        held = set(search.best_set)
+        room = room.copy()
+        for k in held:
+            room[k] = cap[k]
+        flow = Flow(games, supply, room, n)
+        guide: dict[int, int] = {}
+        for e in range(len(free)):
+            g = free[e]
+            a, b = self.ends[g]
+            other = b if a == i else a if b == i else -1
+            if other >= 0 and other not in held:  # i loses to everyone who may reach the line
+                guide[g] = self.own_outcome(g, i, False)
+            else:
+                guide[g] = self.closest(g, flow.xa[e], flow.xb[e])
+        return total - saved, guide, search.nodes
 
     def starts(self, objective: Objective, i: int, side: dict[int, int]) -> list[dict[int, int]]:
         """Scenarios to start a rank query from (``i``'s score settled): the rivals on the right side of ``i``'s

@@ -35,6 +35,12 @@ every player ahead after it was ahead before), so for the best rank the
 player's own open games are fixed to wins, for the worst to losses, before
 searching; their score is then settled, which the flow bounds need.
 
+The highest KS of a player with many games open is first bounded by a
+search over the sets of opponents on the line
+(:class:`~tracker.core.projection.flow.KoyaMost`): under 1-½-0 scoring its
+bound is the extreme and its flow a scenario that reaches it, which ends the
+query at the root; otherwise its bound is a floor the game search starts from.
+
 Every evaluated leaf improves the best-known scenario of every (player,
 objective), unconditionally and under each (game, outcome) it contains
 (:class:`~tracker.core.projection.leaves.Known`), so later queries usually
@@ -75,6 +81,10 @@ _REACH_POLISH: Constant = 300
 _SCALE: Constant = 30
 #: Free games up to which a query is searched without its scenarios primed first (guides, repair, local search).
 _SMALL: Constant = 12
+#: The objectives searched over sets of opponents first (Node.koya_most, Node.koya_least).
+_BY_SETS: Constant = frozenset({"ks_max", "ks_min"})
+#: The share of a KS query's nodes its search over sets of opponents on the line may spend (1/n).
+_KOYA_SHARE: Constant = 2
 #: Nodes for one condition a cover left open, asked alone past the cover's budget (Solver.cover's ``ask``).
 _ASKED: Constant = 1000
 #: Rankings the local search may spend on a condition's witness one game away from the unconditional one.
@@ -212,6 +222,8 @@ class Solver(Ranker):
         # what is proven already is a floor: a bound learnt earlier (the previous seq), and under a condition the
         # unconditional extreme's bound (nothing under a condition beats it)
         floor = self._floors.get(memo, -_FAR) if memo is not None else -_FAR
+        if known is not None:  # a search within a smaller budget proved this much
+            floor = max(floor, sign * known[0].value)
         if fixed:
             unconditional = self.solve(i, objective)
             self.nodes = 0
@@ -444,12 +456,34 @@ class Solver(Ranker):
         try:
             if incumbent.scenario is None and incumbent.value >= _FAR:
                 incumbent.offer(self.complete())
+            assessed = self._assess(objective, i)
+            if objective in _BY_SETS and self.free > _SMALL and not self._settled(objective, i, assessed, incumbent):
+                # the opponents on (below) the line as a set: a bound of its own, often the extreme with its scenario
+                share = max(0, limit // _KOYA_SHARE)
+                if objective == "ks_max":
+                    most, guide, spent = self.koya_most(i, share)
+                    bound = -most
+                else:
+                    bound, guide, spent = self.koya_least(i, share)
+                self.nodes += spent
+                if guide is not None:
+                    incumbent.offer(self.complete(guide))
+                self.floor = max(self.floor, bound)
             with contextlib.suppress(_Budget):  # the budget ran out: open_bound holds what is proven
-                self._node(objective, i, self._assess(objective, i), -_FAR, incumbent, True)
+                self._node(objective, i, assessed, -_FAR, incumbent, True)
         finally:
             for g in range(self.k):
                 if self.assign[g] != -1 and g not in decided:
                     self.undo(g)
+
+    def _settled(self, objective: Objective, i: int, assessed: _Assessed, incumbent: Incumbent) -> bool:
+        """Whether the root's cheap or flow bound already proves the incumbent (no set search needed)."""
+        (cheap, _), _, side = assessed
+        lo = max(cheap, self.floor)
+        if incumbent.value <= lo:
+            return True
+        tight, _ = self.tighten(objective, i, cheap, incumbent.value, side)
+        return incumbent.value <= max(lo, tight)
 
     def _assess(self, objective: Objective, i: int) -> _Assessed:
         weight = [0] * self.n
