@@ -409,6 +409,10 @@ def summary_text(said: Sequence[Said], names: Callable[[int], str], language: La
     head = render(said[0], names, language)
     if len(said) == 1:
         return head
+    if language.forms(PARTS.key) == PARTS.forms and language.forms(SUMMARY.key) == SUMMARY.forms:
+        # the English joints ("{first}, {next}", "{head}: {parts}") put text between texts: written
+        # without a phrase said and rendered per joint (a worker writes a summary per result)
+        return f"{head}: {', '.join([render(part, names, language) for part in said[1:]])}"
     parts = render(said[-1], names, language)
     for part in reversed(said[1:-1]):
         parts = render(PARTS(first=render(part, names, language), next=parts), names, language)
