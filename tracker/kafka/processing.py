@@ -248,11 +248,12 @@ class Processor:
             reason = f"the record's key {tournament!r} is not the event's tournament {event.tournament!r}"
             return Outcome(tournament, dead_letter=dead_letter(tournament, value, "wrong-key", reason))
         live = self._current(tournament, table)
+        body = encode_event(event)  # the entry's value, and what the fingerprint of the event reads
         try:
             if live is None:
-                state, update = apply(None, event)
+                state, update = apply(None, event, encoded=body)
             else:
-                state, update = apply(live.state, event, live.standings)
+                state, update = apply(live.state, event, live.standings, encoded=body)
         except EventRejected as exc:
             log.info(
                 "event %s of %s rejected (%s): %s",
@@ -267,7 +268,6 @@ class Processor:
             assert live is not None  # only an open tournament can have applied the event before
             self._touched[tournament] = _Latest(live.standings, None)
             return Outcome(tournament, update=_replayed(table, tournament, event.id))
-        body = encode_event(event)
         self._live[tournament] = _Live(state.seq, body, state, update.standings)
         payload = encoding_payload(update.standings)  # built once for the update and the snapshot
         self._touched[tournament] = _Latest(update.standings, payload)

@@ -612,10 +612,12 @@ def encoding_payload(s: Standings) -> StandingsPayload:
     Encoding it (:func:`encode`, :func:`~tracker.protocol.messages.update_message`,
     :func:`~tracker.protocol.messages.snapshot_message`) gives the same bytes as encoding
     :func:`standings_payload`'s, at a fraction of the cost (:func:`rows_raw`): what a worker builds per
-    result.  Its ``"standings"`` is a :class:`msgspec.Raw`, not a list of rows: give it to nothing that reads
-    the rows.
+    result.  Its ``"standings"`` and ``"scoring"`` are :class:`msgspec.Raw` JSON, not rows and points: give
+    it to nothing that reads them.
     """
-    return _payload(s, cast(list[RowJSON], rows_raw(s)))
+    payload = _payload(s, cast(list[RowJSON], rows_raw(s)))
+    payload["scoring"] = cast(dict[str, float], _scoring_raw(s.scoring))
+    return payload
 
 
 def _payload(s: Standings, rows: list[RowJSON]) -> StandingsPayload:
@@ -733,6 +735,20 @@ def _scoring_json(scoring: tuple[tuple[str, Fraction], ...]) -> dict[str, float]
             _SCORINGS.clear()
         hit = _SCORINGS[id(scoring)] = (scoring, {name: float(points) for name, points in scoring})
     return dict(hit[1])
+
+
+#: ``id(scoring) → (scoring, its JSON)``, as :data:`_SCORINGS` for :func:`encoding_payload`.
+_SCORINGS_RAW: Final[dict[int, tuple[tuple[tuple[str, Fraction], ...], msgspec.Raw]]] = {}
+
+
+def _scoring_raw(scoring: tuple[tuple[str, Fraction], ...]) -> msgspec.Raw:
+    """The JSON of :func:`_scoring_json`'s dict, written once per scoring (nine floats an update otherwise)."""
+    hit = _SCORINGS_RAW.get(id(scoring))
+    if hit is None or hit[0] is not scoring:
+        if len(_SCORINGS_RAW) >= 256:
+            _SCORINGS_RAW.clear()
+        hit = _SCORINGS_RAW[id(scoring)] = (scoring, msgspec.Raw(_encoder.encode(_scoring_json(scoring))))
+    return hit[1]
 
 
 # -- stakes, chances and cues (subscribers with ``"stakes": true``) ---------------------------
