@@ -33,7 +33,7 @@ from tracker.core.errors import DecodeError
 from tracker.core.events import Event, decode_event, encode_event
 from tracker.kafka import processing
 from tracker.kafka.processing import Entries, Outcome, Processor, dead_letter, entry_key
-from tracker.protocol import standings_payload, update_message
+from tracker.protocol import encoding_payload, update_message
 
 _MIDDLE: Final = 22  # of the 45 results of a 10-player round robin
 EVENTS: Final = 46  # of a benchmark tournament: the opening and 45 results
@@ -49,7 +49,7 @@ def _template() -> tuple[processing._Latest, bytes, bytes]:
     for event in events:
         state, update = apply(state, event)
     assert update is not None
-    payload = standings_payload(update.standings)
+    payload = encoding_payload(update.standings)  # as the real processor builds it
     event_id = results[_MIDDLE - 1].id
     return processing._Latest(update.standings, payload), update_message(update, payload), event_id.encode()
 

@@ -81,7 +81,9 @@ class Update:
     """The summary as phrases (:func:`said_of`): what a client renders in its viewer's language."""
 
 
-def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tuple[Tournament, Change | None]:
+def step(
+    state: Tournament | None, event: Event, *, explain: bool = True, encoded: bytes | None = None
+) -> tuple[Tournament, Change | None]:
     """Apply ``event`` to ``state`` in place; return the state and what changed.
 
     ``state`` is ``None`` before the tournament is opened.  Returns a ``None``
@@ -89,22 +91,23 @@ def step(state: Tournament | None, event: Event, *, explain: bool = True) -> tup
     (and subclasses) for an invalid event; the state is then unchanged.
     ``explain=False`` skips working out who entered or left each qualifying
     set (the change then has no ``qualification``): replaying a journal on
-    start needs the state, not the story.
+    start needs the state, not the story.  ``encoded`` is ``encode_event(event)`` when the caller has it
+    (what :func:`fingerprint` reads).
     """
     if state is None and isinstance(event, TournamentOpened):
         check_opened(event)
         t = Tournament(event, parse_tiebreaks(event.tiebreaks, event.rules))
-        t.applied[event.id] = fingerprint(event)
+        t.applied[event.id] = fingerprint(event, encoded)
         t.seq = 1
         return t, Change((), (), (), ())
     t = require_tournament(state, event)
-    if already_applied(t, event):
+    if already_applied(t, event, encoded):
         return t, None
     p = plan(t, event)
     players = p.players
     met = t.pair_games[players[0] * t.n + players[1]] if len(players) == 2 else 0  # games of the pair before
     flips = _carry_out(t, p, bulk=False)
-    t.applied[event.id] = fingerprint(event)
+    t.applied[event.id] = fingerprint(event, encoded)
     t.seq += 1
     reached = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and now))
     fell = tuple(sorted(t.start_nos[p] for limit, p, now in flips if limit == 0 and not now))
@@ -183,12 +186,16 @@ def fold(events: Iterable[Event], state: Tournament | None = None) -> Tournament
     return state
 
 
-def fingerprint(event: Event) -> int:
-    """A 64-bit digest of the event's canonical JSON: what "the same event" means for a re-delivery."""
-    return int.from_bytes(hashlib.blake2b(encode_event(event), digest_size=8).digest(), "big")
+def fingerprint(event: Event, encoded: bytes | None = None) -> int:
+    """A 64-bit digest of the event's canonical JSON: what "the same event" means for a re-delivery.
+
+    ``encoded`` is that JSON (``encode_event(event)``) when the caller has it.
+    """
+    body = encode_event(event) if encoded is None else encoded
+    return int.from_bytes(hashlib.blake2b(body, digest_size=8).digest(), "big")
 
 
-def already_applied(t: Tournament, event: Event) -> bool:
+def already_applied(t: Tournament, event: Event, encoded: bytes | None = None) -> bool:
     """Whether ``t`` applied this very event before (a re-delivery: apply it again and nothing changes).
 
     Raises :class:`EventRejected` (``id-reused``) when ``t`` applied an event
@@ -198,24 +205,25 @@ def already_applied(t: Tournament, event: Event) -> bool:
     known = t.applied.get(event.id)
     if known is None:
         return False
-    if known != fingerprint(event):
+    if known != fingerprint(event, encoded):
         raise EventRejected(ID_REUSED(id=event.id), code="id-reused")
     return True
 
 
 def apply(
-    state: Tournament | None, event: Event, previous: Standings | None = None
+    state: Tournament | None, event: Event, previous: Standings | None = None, *, encoded: bytes | None = None
 ) -> tuple[Tournament, Update | None]:
     """Apply ``event`` and compute the update subscribers receive.
 
     ``previous`` is the standings before the event (computed from ``state``
-    when not given).  Returns ``(state, None)`` for a re-delivered event.
+    when not given); ``encoded`` is ``encode_event(event)`` when the caller
+    has it (a worker stores it anyway).  Returns ``(state, None)`` for a re-delivered event.
     Raises :class:`EventRejected` for an invalid one; the state is then
     unchanged.
     """
     if previous is None and state is not None:
         previous = standings(state)
-    t, change = step(state, event)
+    t, change = step(state, event, encoded=encoded)
     if change is None:
         return t, None
     after = standings(t)
@@ -409,6 +417,10 @@ def summary_text(said: Sequence[Said], names: Callable[[int], str], language: La
     head = render(said[0], names, language)
     if len(said) == 1:
         return head
+    if language.forms(PARTS.key) == PARTS.forms and language.forms(SUMMARY.key) == SUMMARY.forms:
+        # the English joints ("{first}, {next}", "{head}: {parts}") put text between texts: written
+        # without a phrase said and rendered per joint (a worker writes a summary per result)
+        return f"{head}: {', '.join([render(part, names, language) for part in said[1:]])}"
     parts = render(said[-1], names, language)
     for part in reversed(said[1:-1]):
         parts = render(PARTS(first=render(part, names, language), next=parts), names, language)

@@ -56,7 +56,7 @@ from tracker.core.errors import DecodeError, EventRejected
 from tracker.core.events import Event, decode_event, encode_event
 from tracker.core.phrases import Said
 from tracker.core.standings import Standings, standings
-from tracker.protocol import StandingsPayload, snapshot_message, standings_payload, update_message
+from tracker.protocol import StandingsPayload, encoding_payload, snapshot_message, update_message
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +196,7 @@ class _Live:
 @dataclass(slots=True)
 class _Latest:
     standings: Standings
-    payload: StandingsPayload | None  # standings_payload(standings), when it was built anyway
+    payload: StandingsPayload | None  # encoding_payload(standings), when it was built anyway
 
 
 class Processor:
@@ -231,7 +231,7 @@ class Processor:
         """
         touched, self._touched = self._touched, {}
         return [
-            (tournament, snapshot_message(latest.payload or standings_payload(latest.standings)))
+            (tournament, snapshot_message(latest.payload or encoding_payload(latest.standings)))
             for tournament, latest in touched.items()
         ]
 
@@ -248,11 +248,12 @@ class Processor:
             reason = f"the record's key {tournament!r} is not the event's tournament {event.tournament!r}"
             return Outcome(tournament, dead_letter=dead_letter(tournament, value, "wrong-key", reason))
         live = self._current(tournament, table)
+        body = encode_event(event)  # the entry's value, and what the fingerprint of the event reads
         try:
             if live is None:
-                state, update = apply(None, event)
+                state, update = apply(None, event, encoded=body)
             else:
-                state, update = apply(live.state, event, live.standings)
+                state, update = apply(live.state, event, live.standings, encoded=body)
         except EventRejected as exc:
             log.info(
                 "event %s of %s rejected (%s): %s",
@@ -267,9 +268,8 @@ class Processor:
             assert live is not None  # only an open tournament can have applied the event before
             self._touched[tournament] = _Latest(live.standings, None)
             return Outcome(tournament, update=_replayed(table, tournament, event.id))
-        body = encode_event(event)
         self._live[tournament] = _Live(state.seq, body, state, update.standings)
-        payload = standings_payload(update.standings)  # built once for the update and the snapshot
+        payload = encoding_payload(update.standings)  # built once for the update and the snapshot
         self._touched[tournament] = _Latest(update.standings, payload)
         return Outcome(
             tournament, entry=(entry_key(tournament, state.seq), body), update=update_message(update, payload)

@@ -10,9 +10,11 @@ fractions are halves and quarters (exact in binary) or short decimals.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Final, Literal, NotRequired, TypedDict
+from itertools import chain, repeat
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 import msgspec
 
@@ -601,8 +603,33 @@ def column_words(codes: list[str] | tuple[str, ...]) -> list[ColumnJSON]:
 def standings_payload(s: Standings) -> StandingsPayload:
     """The standings JSON every interface shares (the HTTP standings page, snapshots and updates); a team
     event's carries its ``"teams"`` rows and its ``"matches"`` last."""
-    payload: StandingsPayload = {
-        **standings_json(s),
+    return _payload(s, [row_json(s.codes, row) for row in s.rows])
+
+
+def encoding_payload(s: Standings) -> StandingsPayload:
+    """:func:`standings_payload` to be encoded, not read: its ``"standings"`` rows are already JSON.
+
+    Encoding it (:func:`encode`, :func:`~tracker.protocol.messages.update_message`,
+    :func:`~tracker.protocol.messages.snapshot_message`) gives the same bytes as encoding
+    :func:`standings_payload`'s, at a fraction of the cost (:func:`rows_raw`): what a worker builds per
+    result.  Its ``"standings"`` and ``"scoring"`` are :class:`msgspec.Raw` JSON, not rows and points: give
+    it to nothing that reads them.
+    """
+    payload = _payload(s, cast(list[RowJSON], rows_raw(s)))
+    payload["scoring"] = cast(dict[str, float], _scoring_raw(s.scoring))
+    return payload
+
+
+def _payload(s: Standings, rows: list[RowJSON]) -> StandingsPayload:
+    payload: StandingsPayload = {  # standings_json's keys, then the live clients'
+        "tournament": s.tournament,
+        "name": s.name,
+        "seq": s.seq,
+        "provisional": s.provisional,
+        "basis": s.basis,
+        "max_basis": s.max_basis,
+        "rules": s.rules,
+        "standings": rows,
         "rounds": s.rounds,
         "games_played": sum(row.games for row in s.rows) // 2,
         "codes": list(s.codes),
@@ -612,6 +639,86 @@ def standings_payload(s: Standings) -> StandingsPayload:
         payload["teams"] = team_rows_json(s.teams)
         payload["matches"] = team_matches_json(s.teams)
     return payload
+
+
+class _RowOut(msgspec.Struct):
+    """:class:`RowJSON` as a struct whose numbers are already JSON: the same fields in the same order, so it
+    encodes to the same bytes."""
+
+    rank: int
+    start_no: int
+    name: str
+    points: msgspec.Raw
+    tiebreaks: dict[str, msgspec.Raw]
+    games: int
+    withdrawn: bool
+    qualified: bool
+    line: msgspec.Raw
+    results: tuple[tuple[int, int, str, str], ...]
+
+
+#: ``id(value) → the JSON of float(value)`` for the standings' Fractions, and the Fractions themselves (held, so
+#: that an id in the table is always its own value's): :func:`tracker.core.standings.exact` makes each value
+#: once, so a table's values are a few hundred objects, and writing a float costs the encoder ~800
+#: instructions where a lookup costs a few dozen.  Cleared, both at once, when it holds
+#: :data:`_NUMBERS_HELD` values.
+_number_json: Final[dict[int, msgspec.Raw]] = {}
+_numbers_held: Final[list[Fraction]] = []
+_NUMBERS_HELD: Final = 8192
+
+
+def _numbers(values: Sequence[Fraction]) -> list[msgspec.Raw]:
+    """The JSON of :func:`_value` of each of ``values``, as the encoder writes the float (byte for byte)."""
+    ids = list(map(id, values))
+    try:
+        return list(map(_number_json.__getitem__, ids))
+    except KeyError:
+        pass
+    if len(_numbers_held) >= _NUMBERS_HELD:
+        _number_json.clear()
+        _numbers_held.clear()
+    for value, key in zip(values, ids, strict=True):
+        if key not in _number_json:
+            _numbers_held.append(value)
+            _number_json[key] = msgspec.Raw(_encoder.encode(_value(value)))
+    return list(map(_number_json.__getitem__, ids))
+
+
+def rows_raw(s: Standings) -> msgspec.Raw:
+    """The JSON of :func:`standings_json`'s ``"standings"`` rows (``row_json`` of each), byte for byte.
+
+    Built column by column in C loops (the rows transposed, one :class:`_RowOut` per row) with each
+    number's JSON written once per value (:func:`_numbers`), and encoded once: a worker encodes a table per
+    result, and a dict per row, a Python call per value and the encoder's writing of every float cost
+    several times more.
+    """
+    rows = s.rows
+    if not rows:
+        return msgspec.Raw(b"[]")
+    rank, start_no, name, points, tiebreaks, games, withdrawn, qualified, line, results = zip(*rows, strict=True)
+    codes = s.codes
+    shown: Iterable[dict[str, msgspec.Raw]]
+    if codes:
+        values = iter(_numbers(list(chain.from_iterable(tiebreaks))))
+        shown = map(dict, map(zip, repeat(codes), zip(*[values] * len(codes), strict=True)))
+    else:
+        shown = [{} for _ in rows]
+    out = list(
+        map(
+            _RowOut,
+            rank,
+            start_no,
+            name,
+            _numbers(points),
+            shown,
+            games,
+            withdrawn,
+            qualified,
+            _numbers(line),
+            results,
+        )
+    )
+    return msgspec.Raw(_encoder.encode(out))
 
 
 #: ``id(scoring) → (scoring, its JSON)``: a tournament's :attr:`Standings.scoring` is one tuple (made once per
@@ -628,6 +735,20 @@ def _scoring_json(scoring: tuple[tuple[str, Fraction], ...]) -> dict[str, float]
             _SCORINGS.clear()
         hit = _SCORINGS[id(scoring)] = (scoring, {name: float(points) for name, points in scoring})
     return dict(hit[1])
+
+
+#: ``id(scoring) → (scoring, its JSON)``, as :data:`_SCORINGS` for :func:`encoding_payload`.
+_SCORINGS_RAW: Final[dict[int, tuple[tuple[tuple[str, Fraction], ...], msgspec.Raw]]] = {}
+
+
+def _scoring_raw(scoring: tuple[tuple[str, Fraction], ...]) -> msgspec.Raw:
+    """The JSON of :func:`_scoring_json`'s dict, written once per scoring (nine floats an update otherwise)."""
+    hit = _SCORINGS_RAW.get(id(scoring))
+    if hit is None or hit[0] is not scoring:
+        if len(_SCORINGS_RAW) >= 256:
+            _SCORINGS_RAW.clear()
+        hit = _SCORINGS_RAW[id(scoring)] = (scoring, msgspec.Raw(_encoder.encode(_scoring_json(scoring))))
+    return hit[1]
 
 
 # -- stakes, chances and cues (subscribers with ``"stakes": true``) ---------------------------
