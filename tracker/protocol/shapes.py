@@ -63,6 +63,11 @@ class WorthRowJSON(RowJSON, total=False):
     prize_max: float
     prize_exact: bool
     prize_scenarios: dict[str, list[ScenarioGameJSON]]
+    #: with prize categories declared: the list paying ``prize`` (``place`` or a category's name; ``null``: no
+    #: money), and while games remain the lists paying ``prize_min`` and ``prize_max``
+    prize_from: str | None
+    prize_min_from: str | None
+    prize_max_from: str | None
     #: per title (GM, IM, WGM, WIM) above the player's own: the norm (B.01), see tracker.cli.worth.norm_json
     norms: dict[str, dict[str, object]]
 
@@ -287,12 +292,18 @@ def rating_json(row: WorthRowJSON, c: RatingChange) -> None:
 
 def prize_json(row: WorthRowJSON, money: Money) -> None:
     """Add ``money`` (the row's player's prize, :mod:`tracker.core.worth.prizes`) to ``row``: ``prize`` once the
-    standings are final, else ``prize_min``/``prize_max`` with a scenario each and whether both are exact."""
+    standings are final, else ``prize_min``/``prize_max`` with a scenario each and whether both are exact; with
+    categories declared, the list each comes from (``prize_from``, ``prize_min_from``, ``prize_max_from``)."""
     if money.final:
         row["prize"] = _number(money.least)
+        if money.categories:
+            row["prize_from"] = money.least_from
         return
     row["prize_min"] = _number(money.least)
     row["prize_max"] = _number(money.most)
+    if money.categories:
+        row["prize_min_from"] = money.least_from
+        row["prize_max_from"] = money.most_from
     row["prize_exact"] = money.exact
     row["prize_scenarios"] = {
         "prize_min": [_game_json(g) for g in money.least_scenario],
