@@ -282,3 +282,125 @@ def test_a_tournament_opened_with_players_keeps_the_start_list() -> None:
     event = msgspec.structs.replace(opened(4), players=(p, *opened(4).players[1:]))
     again = decode_event(encode_event(event))
     assert isinstance(again, TournamentOpened) and again.players[0] == p
+
+
+# -- tournament_opened declares the categories --------------------------------------------------------------
+
+
+def _declaring(left: int, *cats: dict[str, object]) -> list[Event]:
+    from decimal import Decimal
+
+    from tracker.core.events import PrizeCategory
+
+    rounds = berger(6)
+    first = opened(6, schedule=[r.pairs for r in rounds])
+    people = tuple(
+        msgspec.structs.replace(p, rating=1900 if p.start_no % 2 else 2100, sex="w" if p.start_no > 3 else "m")
+        for p in first.players
+    )
+    declared = tuple(
+        PrizeCategory(str(c["name"]), str(c["rule"]), tuple(Decimal(str(x)) for x in c["prizes"]))  # type: ignore[attr-defined]
+        for c in cats
+    )
+    first = msgspec.structs.replace(
+        first, players=people, prizes=(Decimal(1000), Decimal(500)), sharing="hort", categories=declared
+    )
+    events: list[Event] = [first]
+    for r in rounds[: len(rounds) - left]:
+        for w, b in r.pairs:
+            events.append(game(r.number, w, b, "1-0" if w < b else "1/2-1/2"))
+    return events
+
+
+def test_tournament_opened_carries_categories_and_old_events_decode_unchanged() -> None:
+    import json
+
+    from tracker.core.events import decode_event, encode_event
+
+    event = _declaring(0, {"name": "U2000", "rule": "rating<2000", "prizes": [300, 150]})[0]
+    again = decode_event(encode_event(event))
+    assert again == event
+    assert "categories" not in json.loads(encode_event(opened(4)))  # unset: an event's bytes are as before
+    assert decode_event(encode_event(opened(4))).categories is msgspec.UNSET  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"name": "U2000", "rule": "rating<=2000", "prizes": [300]},
+        {"name": "U2000", "rule": "rating<2000\n", "prizes": [300]},
+        {"name": "U2000", "rule": "rating<2000", "prizes": []},
+        {"name": "U2000", "rule": "rating<2000", "prizes": [300], "extra": 1},
+    ],
+)
+def test_tournament_opened_decodes_categories_strictly(bad: dict[str, object]) -> None:
+    import json
+
+    from tracker.core.errors import DecodeError
+    from tracker.core.events import decode_event, encode_event
+
+    body = json.loads(encode_event(opened(4)))
+    body["categories"] = [bad]
+    with pytest.raises(DecodeError):
+        decode_event(json.dumps(body))
+
+
+@pytest.mark.parametrize(
+    "cats",
+    [
+        [{"name": "place", "rule": "sex=w", "prizes": [300]}],
+        [{"name": "w", "rule": "sex=w", "prizes": [300]}, {"name": "w", "rule": "sex=m", "prizes": [300]}],
+        [{"name": "U2000", "rule": "rating<2000", "prizes": [150, 300]}],
+        [{"name": "U2000", "rule": "rating<2000", "prizes": [-1]}],
+    ],
+)
+def test_tournament_opened_refuses_a_bad_category(cats: list[dict[str, object]]) -> None:
+    from tracker.core.apply import step
+    from tracker.core.errors import EventRejected
+
+    with pytest.raises(EventRejected, match="prize category") as caught:
+        step(None, _declaring(0, *cats)[0])
+    assert caught.value.code == "invalid-tournament"
+
+
+def test_the_live_worth_and_the_stakes_message_pay_the_declared_categories() -> None:
+    import json
+
+    from tracker.core.projection.stakes import stakes
+    from tracker.core.worth.categories import declared
+    from tracker.core.worth.live import live_worth
+    from tracker.protocol import stakes_message
+
+    t = fold_all(_declaring(1, {"name": "U2000", "rule": "rating<2000", "prizes": [300, 150]}))
+    cats = declared(t.opened)
+    assert cats[0].eligible == frozenset({1, 3, 5})
+    w = live_worth(t)
+    want = {m.start_no: m for m in money(t, standings(t), [Fraction(1000), Fraction(500)], "hort", categories=cats)}
+    assert {p.rating.start_no: p.money for p in w.players} == want
+    assert w.money == money_at_stake(t, [Fraction(1000), Fraction(500)], "hort", categories=cats)
+    message = json.loads(stakes_message(stakes(t), None, w))
+    assert message["categories"] == [{"name": "U2000", "rule": "rating<2000", "prizes": [300, 150]}]
+    rows = {r["start_no"]: r for r in message["worth"]}
+    for sno, m in want.items():
+        assert (rows[sno]["prize_min"], rows[sno]["prize_max"]) == (float(m.least), float(m.most))
+        assert (rows[sno]["prize_min_from"], rows[sno]["prize_max_from"]) == (m.least_from, m.most_from)
+    done = fold_all(_declaring(0, {"name": "U2000", "rule": "rating<2000", "prizes": [300, 150]}))
+    final = {p.rating.start_no: p.money for p in live_worth(done).players}
+    assert all(m is not None and m.final for m in final.values())
+    assert {s: (m.least, m.least_from) for s, m in final.items() if m is not None and m.least} == {
+        1: (1000, "place"),
+        2: (500, "place"),
+        3: (300, "U2000"),
+        5: (150, "U2000"),
+    }
+
+
+def test_the_cli_pays_the_tournaments_own_categories_unless_told_otherwise() -> None:
+    from tracker.cli.worth import category_settings
+    from tracker.i18n import language
+
+    first = _declaring(0, {"name": "U2000", "rule": "rating<2000", "prizes": [300]})[0]
+    assert isinstance(first, TournamentOpened)
+    en = language("en")
+    assert [c.name for c in category_settings(first, None, en)] == ["U2000"]
+    assert [c.name for c in category_settings(first, ["women:sex=w:200"], en)] == ["women"]

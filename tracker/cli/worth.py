@@ -20,7 +20,7 @@ from tracker.core.errors import TrackerError
 from tracker.core.events import TournamentOpened
 from tracker.core.phrases import phrase, render
 from tracker.core.standings import Standings
-from tracker.core.worth.categories import CATEGORY_NAME, CATEGORY_RULE, PLACE, RULE, Category, category
+from tracker.core.worth.categories import CATEGORY_NAME, CATEGORY_RULE, PLACE, RULE, Category, category, declared
 from tracker.core.worth.norms import Norm, norms
 from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Money, Sharing, check_prizes, money
 from tracker.core.worth.rating import K_ASSUMED, assumed, rating_changes, shown_change
@@ -63,7 +63,10 @@ def parse_category(text: str, opened: TournamentOpened, taken: set[str], lang: C
 
 
 def category_settings(opened: TournamentOpened, asked: list[str] | None, lang: Catalogue) -> tuple[Category, ...]:
-    """The prize categories to pay: ``--category`` (each as :func:`parse_category` reads it) when given, else none."""
+    """The prize categories to pay: ``--category`` (each as :func:`parse_category` reads it) when given, else the
+    tournament's own (``tournament_opened.categories``)."""
+    if not asked:
+        return declared(opened)
     found: list[Category] = []
     for text in asked or ():
         found.append(parse_category(text, opened, {c.name for c in found}, lang))

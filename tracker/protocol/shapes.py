@@ -776,6 +776,11 @@ class PlayerWorthJSON(TypedDict):
     prize_min: NotRequired[float]
     prize_max: NotRequired[float]
     prize_exact: NotRequired[bool]
+    #: with prize categories declared: the list paying ``prize`` (or ``prize_min``/``prize_max``): ``place``,
+    #: a category's name, ``null`` for no money
+    prize_from: NotRequired[str | None]
+    prize_min_from: NotRequired[str | None]
+    prize_max_from: NotRequired[str | None]
 
 
 class MoneyStakeJSON(TypedDict):
@@ -796,8 +801,12 @@ def worth_json(w: LiveWorth) -> list[PlayerWorthJSON]:
             continue
         if m.final:
             row["prize"] = _number(m.least)
+            if m.categories:
+                row["prize_from"] = m.least_from
         else:
             row["prize_min"], row["prize_max"], row["prize_exact"] = _number(m.least), _number(m.most), m.exact
+            if m.categories:
+                row["prize_min_from"], row["prize_max_from"] = m.least_from, m.most_from
     return rows
 
 

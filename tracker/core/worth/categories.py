@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from tracker.core.events import Player
+from tracker.core.events import Player, TournamentOpened
 from tracker.core.phrases import phrase
 
 #: A category rule as written on the command line and on the wire (``tournament_opened.categories``).
@@ -104,4 +104,23 @@ def category(
     return Category(name.strip(), rule, tuple(prizes), frozenset(p.start_no for p in players if admits(rule, p, start)))
 
 
-__all__ = ["CATEGORY_NAME", "CATEGORY_RULE", "PLACE", "RULE", "Category", "admits", "category", "check_category"]
+def declared(opened: TournamentOpened) -> tuple[Category, ...]:
+    """The categories ``opened`` declares (``tournament_opened.categories``; none when unset), with whom each
+    admits."""
+    return tuple(
+        category(c.name, c.rule, [Fraction(p) for p in c.prizes], opened.players, opened.records)
+        for c in opened.categories or ()
+    )
+
+
+__all__ = [
+    "CATEGORY_NAME",
+    "CATEGORY_RULE",
+    "PLACE",
+    "RULE",
+    "Category",
+    "admits",
+    "category",
+    "check_category",
+    "declared",
+]
