@@ -488,23 +488,48 @@ class _Search:
 
     def _category_bound(self, d: int) -> int:
         """The module docstring's weaker cut with categories: the most is at most the best prize of a list at the
-        place among its takers the player certainly cannot beat; the least at least the place prize at the last
-        place they can reach, or the smallest paid prize of a category admitting them."""
+        place among its takers the player certainly cannot beat (in the places, those ahead whom no category
+        admits all stay ahead); the least at least the place money as without categories (others leaving for a
+        category only move the player up), or the smallest paid prize of a category admitting them."""
         n, i, score, gain, lists = self.m.n, self.i, self.score, self.gain[d], self.lists
         lo_i, hi_i = score[i], score[i] + gain[i]
         total = len(lists.slots)
+        categories = lists.admitted[1:]
         if self.most:
             best = 0
             for k, table in enumerate(lists.tables):
                 admitted = lists.admitted[k]
-                if admitted is not None and not admitted[i]:
+                if admitted is None:  # the places: a player ahead whom no category admits cannot leave them
+                    stay = leave = 0
+                    for j in range(n):
+                        if j != i and score[j] > hi_i:
+                            if any(c is not None and c[j] for c in categories):
+                                leave += 1
+                            else:
+                                stay += 1
+                    place = stay + max(0, leave - (total - lists.paid[0]))
+                elif not admitted[i]:
                     continue
-                ahead = sum(1 for j in range(n) if j != i and score[j] > hi_i and (admitted is None or admitted[j]))
-                place = max(0, ahead - (total - lists.paid[k]))
+                else:
+                    ahead = sum(1 for j in range(n) if j != i and score[j] > hi_i and admitted[j])
+                    place = max(0, ahead - (total - lists.paid[k]))
                 best = max(best, table.place[place] if place < n else 0)
             return best
-        behind = sum(1 for j in range(n) if j != i and score[j] + gain[j] < lo_i)
-        least = self.table.place[n - 1 - behind]
+        behind = not_ahead = 0
+        for j in range(n):
+            if j != i:
+                hi = score[j] + gain[j]
+                if hi < lo_i:
+                    behind += 1
+                if hi <= lo_i:
+                    not_ahead += 1
+        # in the places, as without categories: the player's tie ends by place n - 1 - behind and their points
+        # group starts by n - 1 - not_ahead (players leaving for a category only move them up)
+        last = n - 1 - behind
+        by_place = self.table.place[last]
+        shared = self.table.mean[n - 1 - not_ahead][last]
+        sharing = self.sharing
+        least = by_place if sharing == "none" else shared if sharing == "average" else (by_place + shared) // 2
         for k, table in enumerate(lists.tables):
             admitted = lists.admitted[k]
             if k and admitted is not None and admitted[i] and lists.paid[k]:
