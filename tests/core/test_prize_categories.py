@@ -55,7 +55,7 @@ def _reference(
     return out
 
 
-def _cat(name: str, eligible: set[int], *prizes: int) -> Category:
+def _cat(name: str, eligible: set[int], *prizes: int | Fraction) -> Category:
     return Category(name, "rating<2000", tuple(Fraction(p) for p in prizes), frozenset(eligible))
 
 
@@ -404,3 +404,18 @@ def test_the_cli_pays_the_tournaments_own_categories_unless_told_otherwise() -> 
     en = language("en")
     assert [c.name for c in category_settings(first, None, en)] == ["U2000"]
     assert [c.name for c in category_settings(first, ["women:sex=w:200"], en)] == ["women"]
+
+
+@pytest.mark.parametrize("sharing", SHARINGS)
+def test_fractional_prizes_are_shared_exactly(sharing: Sharing) -> None:
+    """Prizes in cents shared among players equal on points stay exact (the integer units once dropped half a
+    unit: 0.25 shared Hort-wise by two of three players gave 1/6, not 3/16)."""
+    from tests.core.test_prizes import _hort_case
+
+    s = standings(fold_all(_hort_case()))  # 1 and 2 equal on points, 1 ahead on Sonneborn-Berger
+    for prizes, cats in (
+        ([Fraction(1, 4)], []),
+        ([Fraction(1, 4), Fraction(1, 10)], [_cat("c", {3, 4}, Fraction(3, 100), Fraction(1, 100))]),
+        ([], [_cat("c", {1, 2}, Fraction(1, 4))]),
+    ):
+        assert awarded(s, prizes, sharing, cats) == _reference(s.rows, prizes, cats, sharing), prizes

@@ -113,11 +113,12 @@ class Money:
 class _Table:
     """Prizes per place padded with 0 to ``n`` places, and the mean of each run of places ``a … e``, as integers
     in units of ``1/scale`` (exact: ``scale`` is twice the prizes' common denominator times lcm(1 … n), so every
-    share and every half of one is whole; integers keep the search fast)."""
+    prize is a multiple of 2·lcm(1 … n), every share an even number and every half of one whole; integers keep
+    the search fast)."""
 
     def __init__(self, prizes: Sequence[Fraction], n: int, scale: int | None = None) -> None:
         self.n = n
-        self.scale = scale or 2 * lcm(1, *range(1, n + 1), *(p.denominator for p in prizes))
+        self.scale = scale or 2 * lcm(1, *range(1, n + 1)) * lcm(1, *(p.denominator for p in prizes))
         self.place = [int(prizes[p] * self.scale) if p < len(prizes) else 0 for p in range(n)]
         self.mean = [[0] * n for _ in range(n)]
         for a in range(n):
@@ -157,7 +158,7 @@ class _Lists:
         self, prizes: Sequence[Fraction], categories: Sequence[Category], start_nos: Sequence[int], n: int
     ) -> None:
         fractions = [*prizes, *(p for c in categories for p in c.prizes)]
-        scale = 2 * lcm(1, *range(1, n + 1), *(p.denominator for p in fractions))
+        scale = 2 * lcm(1, *range(1, n + 1)) * lcm(1, *(p.denominator for p in fractions))
         self.tables = [_Table(prizes, n, scale), *(_Table(c.prizes, n, scale) for c in categories)]
         self.names = [PLACE, *(c.name for c in categories)]
         self.admitted: list[list[bool] | None] = [None, *([s in c.eligible for s in start_nos] for c in categories)]
