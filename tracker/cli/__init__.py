@@ -401,6 +401,18 @@ def parser(lang: Catalogue | None = None) -> Parser:
         ),
     )
     p.add_argument(
+        "--category",
+        action="append",
+        metavar="NAME:RULE:P1,…",
+        help=p.help(
+            phrase(
+                "cli.help.standings.category",
+                "prize money per place of a category, repeatable: RULE is rating<N (start list rating), sex=w, "
+                "sex=m or age<N (on the start date), e.g. U2000:rating<2000:300,150; one prize per player",
+            )
+        ),
+    )
+    p.add_argument(
         "--worth",
         action="store_true",
         help=p.help(

@@ -77,18 +77,25 @@ def cmd_standings(args: argparse.Namespace) -> int:
     state = state_from(tf)
     table = standings(state)
     team_table = team_standings(state, teams, team_codes) if teams is not None else None
+    from tracker.cli.worth import category_settings
+
+    categories = category_settings(tf.opened, args.category, of(args))  # refused before anything is printed
     if args.format == "json":
-        from tracker.cli.worth import add_worth, prize_settings
+        from tracker.cli.worth import add_worth, category_json, prize_settings
 
         rows = standings_json(table)
         if team_table is not None:
             rows["teams"] = team_rows_json(team_table)
         prizes, sharing = prize_settings(tf.opened, args.prizes, args.sharing, of(args))
-        worth = add_worth(rows, state, table, prizes, sharing)
+        if prizes is None and categories:
+            prizes = ()
+        worth = add_worth(rows, state, table, prizes, sharing, categories)
         document: dict[str, object] = {**rows, "notes": [*tf.notes, *provisional_notes(state, table), *worth]}
         if prizes is not None:
             document["prizes"] = [float(p) for p in prizes]
             document["sharing"] = sharing
+        if categories:
+            document["categories"] = [category_json(c) for c in categories]
         if args.project and teams is not None:  # a team event: the teams' rank ranges over the pending boards
             from tracker.cli.teams import team_projection_json
             from tracker.core.teams.chances import team_chances
@@ -120,7 +127,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
             from tracker.cli.worth import print_worth, prize_settings
 
             prizes, sharing = prize_settings(tf.opened, args.prizes, args.sharing, of(args))
-            print_worth(state, table, console, of(args), prizes, sharing)
+            print_worth(state, table, console, of(args), prizes, sharing, categories)
     return 0 if not args.project else _project(state, args, teams, team_codes)
 
 

@@ -20,8 +20,9 @@ from tracker.core.errors import TrackerError
 from tracker.core.events import TournamentOpened
 from tracker.core.phrases import phrase, render
 from tracker.core.standings import Standings
+from tracker.core.worth.categories import CATEGORY_NAME, CATEGORY_RULE, PLACE, RULE, Category, category, declared
 from tracker.core.worth.norms import Norm, norms
-from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Sharing, check_prizes, money
+from tracker.core.worth.prizes import PRIZES_NOT_EXACT, PRIZES_ORDER, Money, Sharing, check_prizes, money
 from tracker.core.worth.rating import K_ASSUMED, assumed, rating_changes, shown_change
 from tracker.i18n import Catalogue
 from tracker.protocol.shapes import StandingsJSON, WorthRowJSON, prize_json, rating_json
@@ -30,6 +31,51 @@ PRIZES_FORM = phrase(
     "cli.prizes_form",
     "--prizes takes the prizes per place from the 1st, separated by commas (1000,600,400), not {text}",
 )
+
+
+CATEGORY_FORM = phrase(
+    "cli.category_form",
+    "--category takes NAME:RULE:PRIZES, e.g. U2000:rating<2000:300,150 or women:sex=w:200 or juniors:age<20:150, "
+    "not {text}",
+)
+
+
+def parse_category(text: str, opened: TournamentOpened, taken: set[str], lang: Catalogue) -> Category:
+    """One ``--category NAME:RULE:P1,P2,…`` as a :class:`Category` of ``opened``'s players (``taken``: the names
+    already declared); raises :class:`TrackerError` (in ``lang``, one line naming what is wrong) for a bad one."""
+    parts = text.rsplit(":", 2)
+    if len(parts) != 3:
+        raise TrackerError(say(CATEGORY_FORM(text=repr(text)), lang))
+    name, rule, amounts = (part.strip() for part in parts)
+    if not RULE.match(rule):
+        raise TrackerError(say(CATEGORY_RULE(rule=repr(rule)), lang))
+    if not name or name == PLACE or name in taken:
+        raise TrackerError(say(CATEGORY_NAME(name=repr(name)), lang))
+    try:
+        prizes = tuple(Fraction(Decimal(part.strip())) for part in amounts.split(","))
+    except (InvalidOperation, ValueError):
+        raise TrackerError(say(CATEGORY_FORM(text=repr(text)), lang)) from None
+    try:
+        check_prizes(prizes)
+    except ValueError:
+        raise TrackerError(say(PRIZES_ORDER(prizes=amounts), lang)) from None
+    return category(name, rule, prizes, opened.players, opened.records)
+
+
+def category_settings(opened: TournamentOpened, asked: list[str] | None, lang: Catalogue) -> tuple[Category, ...]:
+    """The prize categories to pay: ``--category`` (each as :func:`parse_category` reads it) when given, else the
+    tournament's own (``tournament_opened.categories``)."""
+    if not asked:
+        return declared(opened)
+    found: list[Category] = []
+    for text in asked or ():
+        found.append(parse_category(text, opened, {c.name for c in found}, lang))
+    return tuple(found)
+
+
+def category_json(c: Category) -> dict[str, object]:
+    """A category as the JSON document lists it: name, rule, prizes, and the start numbers it admits."""
+    return {"name": c.name, "rule": c.rule, "prizes": [float(p) for p in c.prizes], "eligible": sorted(c.eligible)}
 
 
 def parse_prizes(text: str, lang: Catalogue) -> tuple[Fraction, ...]:
@@ -58,9 +104,15 @@ def prize_settings(
 
 
 def add_worth(
-    document: StandingsJSON, state: Tournament, table: Standings, prizes: tuple[Fraction, ...] | None, sharing: Sharing
+    document: StandingsJSON,
+    state: Tournament,
+    table: Standings,
+    prizes: tuple[Fraction, ...] | None,
+    sharing: Sharing,
+    categories: tuple[Category, ...] = (),
 ) -> list[str]:
-    """Add the rating and, with ``prizes``, the money to ``document``'s rows; returns the notes to print."""
+    """Add the rating and, with ``prizes`` (and ``categories``), the money to ``document``'s rows; returns the
+    notes to print."""
     notes: list[str] = []
     changes = {c.start_no: c for c in rating_changes(state)}
     rows = [cast(WorthRowJSON, row) for row in document["standings"]]  # the same dicts, their worth added
@@ -75,7 +127,7 @@ def add_worth(
         if row["start_no"] in by_player:
             row["norms"] = by_player[row["start_no"]]
     if prizes is not None:
-        found = {m.start_no: m for m in money(state, table, prizes, sharing)}
+        found = {m.start_no: m for m in money(state, table, prizes, sharing, categories=categories)}
         for row in rows:
             prize_json(row, found[row["start_no"]])
         if unproven := [m.start_no for m in found.values() if not m.exact]:
@@ -130,6 +182,11 @@ def money_words(least: Fraction, most: Fraction, lang: Catalogue) -> str:
     return one(least) if least == most else f"{one(least)}–{one(most)}"
 
 
+def _from(m: Money) -> str:
+    """A final prize's category in brackets (``300 (U2000)``); nothing for a place prize or none."""
+    return f" ({m.least_from})" if m.final and m.least_from not in (None, PLACE) else ""
+
+
 def print_worth(
     state: Tournament,
     table: Standings,
@@ -137,6 +194,7 @@ def print_worth(
     lang: Catalogue,
     prizes: tuple[Fraction, ...] | None,
     sharing: Sharing,
+    categories: tuple[Category, ...] = (),
 ) -> None:
     """Print what results are worth to each player (the pages' card, :mod:`tracker.core.worth.live`): the rating
     change so far, the performance, each norm in play in a sentence, and with prizes the money (exact: the
@@ -146,7 +204,7 @@ def print_worth(
     from tracker.core.worth.live import live_worth
     from tracker.core.worth.prizes import BUDGET
 
-    worth = live_worth(state, table, prizes=prizes or (), sharing=sharing, budget=BUDGET)
+    worth = live_worth(state, table, prizes=prizes or (), sharing=sharing, budget=BUDGET, categories=categories)
     names = {p.start_no: p.name for p in state.opened.players}
     by_start = {w.rating.start_no: w for w in worth.players}
     with_money = any(w.money is not None for w in worth.players)
@@ -166,7 +224,9 @@ def print_worth(
         ]
         if with_money:
             m = w.money
-            cells.append("–" if m is None else money_words(m.least, m.most, lang) + ("" if m.exact else " ≈"))
+            cells.append(
+                "–" if m is None else money_words(m.least, m.most, lang) + ("" if m.exact else " ≈") + _from(m)
+            )
         grid.add_row(*cells)
     grid.print(console)
     console.print(say(WORTH_ABOUT(), lang))

@@ -62,6 +62,11 @@ BAD_PRIZES: Final = phrase(
     "rejected.bad_prizes",
     "prizes are declared per place from the 1st down, none negative: {prizes} is not in non-increasing order",
 )
+BAD_CATEGORY: Final = phrase(
+    "rejected.bad_category",
+    "prize category {name}: a name of its own (not place, not used twice) and prizes per category place from the "
+    "1st down, none negative",
+)
 SCHEDULE_TOO_LONG: Final = phrase("rejected.schedule_too_long", "the schedule has more rounds than the tournament")
 SCHEDULE_PAIRS: Final = phrase("rejected.schedule_pairs", "round {round} of the schedule pairs {white} and {black}")
 TEAM_PLAYER: Final = phrase(
@@ -218,7 +223,8 @@ def check_opened(event: TournamentOpened) -> None:
     start numbers, too few rounds for the round robin, an unknown tie-break
     code, a schedule naming unknown players or pairing a player twice, a
     line with more places than players or declared twice, prizes that are
-    negative or not in non-increasing order.
+    negative or not in non-increasing order, a prize category named twice or
+    ``place``, or with such prizes.
     """
     numbers = [p.start_no for p in event.players]
     if len(set(numbers)) != len(numbers):
@@ -234,6 +240,18 @@ def check_opened(event: TournamentOpened) -> None:
     prizes = event.prizes
     if any(not p.is_finite() or p < 0 or p.adjusted() > 12 for p in prizes) or any(a < b for a, b in pairwise(prizes)):
         raise EventRejected(BAD_PRIZES(prizes=", ".join(str(p) for p in prizes)), code="invalid-tournament")
+    names: set[str] = set()
+    for c in event.categories or ():
+        name = c.name.strip()
+        if (
+            not name
+            or name == "place"
+            or name in names
+            or any(not p.is_finite() or p < 0 or p.adjusted() > 12 for p in c.prizes)
+            or any(a < b for a, b in pairwise(c.prizes))
+        ):
+            raise EventRejected(BAD_CATEGORY(name=repr(c.name)), code="invalid-tournament")
+        names.add(name)
     places = [line.places for line in event.lines]
     if len(set(places)) != len(places) or any(p > n for p in places):
         raise EventRejected(BAD_LINES(places=", ".join(str(p) for p in places), n=n), code="invalid-tournament")

@@ -132,6 +132,18 @@ class Teams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
 
 
+class PrizeCategory(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Prizes for the players a rule admits, per category place from the 1st (non-increasing), beside the place
+    prizes, one prize per player (:mod:`tracker.core.worth.categories`): ``rule`` is ``rating<N`` (the start
+    list's rating; unrated players are not admitted), ``sex=w`` or ``sex=m``, or ``age<N`` (on the start date,
+    record ``042`` in ``records``)."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    # (?!\n) before $: Python's $ also matches before a final newline
+    rule: Annotated[str, msgspec.Meta(pattern=r"^(rating<[0-9]{1,4}|sex=[mwMW]|age<[0-9]{1,3})(?!\n)$")]
+    prizes: Annotated[tuple[Points, ...], msgspec.Meta(min_length=1, max_length=100)]
+
+
 class TournamentOpened(
     msgspec.Struct, frozen=True, tag="tournament_opened", tag_field="type", forbid_unknown_fields=True
 ):
@@ -151,6 +163,9 @@ class TournamentOpened(
     and ``sharing`` how players equal on points share them; optional too.
     ``teams`` makes it a team event (:class:`Teams`; optional and left out of
     the encoding when unset, so an individual event's bytes are as before).
+    ``categories`` are prize categories beside the place prizes
+    (:class:`PrizeCategory`; optional and left out of the encoding when unset,
+    likewise).
     """
 
     id: EventId
@@ -173,6 +188,7 @@ class TournamentOpened(
     prizes: Annotated[tuple[Points, ...], msgspec.Meta(max_length=500)] = ()
     sharing: PrizeSharing = "hort"
     teams: Teams | msgspec.UnsetType = msgspec.UNSET
+    categories: Annotated[tuple[PrizeCategory, ...], msgspec.Meta(max_length=16)] | msgspec.UnsetType = msgspec.UNSET
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="result_recorded", tag_field="type", forbid_unknown_fields=True):

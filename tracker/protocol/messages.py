@@ -412,6 +412,14 @@ def projection_message(p: Projection, *, preliminary: bool = False, cut_short: C
     return encode(body)
 
 
+class PrizeCategoryJSON(TypedDict):
+    """A prize category as ``tournament_opened.categories`` declares it: its name, rule and prizes per place."""
+
+    name: str
+    rule: str
+    prizes: list[float]
+
+
 class StakesMessage(TypedDict):
     """For subscribers who ask (``"stakes": true``): what each pending game decides, after event ``seq``.
 
@@ -434,6 +442,8 @@ class StakesMessage(TypedDict):
     #: the prizes declared per place from the 1st and how they are shared (absent: none declared)
     prizes: NotRequired[list[float]]
     sharing: NotRequired[str]
+    #: the prize categories declared beside the places (absent: none), one prize per player
+    categories: NotRequired[list[PrizeCategoryJSON]]
     #: a team event's last round: what each pending board decides for the teams (:mod:`tracker.core.teams.stakes`)
     team_games: NotRequired[list[BoardDecidesJSON]]
 
@@ -497,9 +507,13 @@ def stakes_message(
     }
     if worth is not None:
         body["worth"] = worth_json(worth)
-        if worth.prizes:
+        if worth.prizes or worth.categories:
             body["prizes"] = [float(p) for p in worth.prizes]
             body["sharing"] = worth.sharing
+        if worth.categories:
+            body["categories"] = [
+                {"name": c.name, "rule": c.rule, "prizes": [float(p) for p in c.prizes]} for c in worth.categories
+            ]
     if team_games is not None:
         body["team_games"] = team_games_json(team_games)
     return encode(body)

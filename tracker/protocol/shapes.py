@@ -65,6 +65,11 @@ class WorthRowJSON(RowJSON, total=False):
     prize_max: float
     prize_exact: bool
     prize_scenarios: dict[str, list[ScenarioGameJSON]]
+    #: with prize categories declared: the list paying ``prize`` (``place`` or a category's name; ``null``: no
+    #: money), and while games remain the lists paying ``prize_min`` and ``prize_max``
+    prize_from: str | None
+    prize_min_from: str | None
+    prize_max_from: str | None
     #: per title (GM, IM, WGM, WIM) above the player's own: the norm (B.01), see tracker.cli.worth.norm_json
     norms: dict[str, dict[str, object]]
 
@@ -289,12 +294,18 @@ def rating_json(row: WorthRowJSON, c: RatingChange) -> None:
 
 def prize_json(row: WorthRowJSON, money: Money) -> None:
     """Add ``money`` (the row's player's prize, :mod:`tracker.core.worth.prizes`) to ``row``: ``prize`` once the
-    standings are final, else ``prize_min``/``prize_max`` with a scenario each and whether both are exact."""
+    standings are final, else ``prize_min``/``prize_max`` with a scenario each and whether both are exact; with
+    categories declared, the list each comes from (``prize_from``, ``prize_min_from``, ``prize_max_from``)."""
     if money.final:
         row["prize"] = _number(money.least)
+        if money.categories:
+            row["prize_from"] = money.least_from
         return
     row["prize_min"] = _number(money.least)
     row["prize_max"] = _number(money.most)
+    if money.categories:
+        row["prize_min_from"] = money.least_from
+        row["prize_max_from"] = money.most_from
     row["prize_exact"] = money.exact
     row["prize_scenarios"] = {
         "prize_min": [_game_json(g) for g in money.least_scenario],
@@ -886,6 +897,11 @@ class PlayerWorthJSON(TypedDict):
     prize_min: NotRequired[float]
     prize_max: NotRequired[float]
     prize_exact: NotRequired[bool]
+    #: with prize categories declared: the list paying ``prize`` (or ``prize_min``/``prize_max``): ``place``,
+    #: a category's name, ``null`` for no money
+    prize_from: NotRequired[str | None]
+    prize_min_from: NotRequired[str | None]
+    prize_max_from: NotRequired[str | None]
 
 
 class MoneyStakeJSON(TypedDict):
@@ -906,8 +922,12 @@ def worth_json(w: LiveWorth) -> list[PlayerWorthJSON]:
             continue
         if m.final:
             row["prize"] = _number(m.least)
+            if m.categories:
+                row["prize_from"] = m.least_from
         else:
             row["prize_min"], row["prize_max"], row["prize_exact"] = _number(m.least), _number(m.most), m.exact
+            if m.categories:
+                row["prize_min_from"], row["prize_max_from"] = m.least_from, m.most_from
     return rows
 
 

@@ -15,6 +15,7 @@ A game the stakes list (by round and the two start numbers) finds its norm sente
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Final, Literal
@@ -25,6 +26,7 @@ from tracker.core.events import GameResult
 from tracker.core.phrases import Said, phrase, plural, render
 from tracker.core.projection.stakes import surname
 from tracker.core.standings import Standings, standings
+from tracker.core.worth.categories import Category, declared
 from tracker.core.worth.norms import Norm, Title, norm, norm_games, titles_for
 from tracker.core.worth.prizes import Money, MoneyStake, Sharing, money, money_at_stake
 from tracker.core.worth.rating import RatingChange, rating_changes
@@ -85,6 +87,8 @@ class LiveWorth:
     #: the prizes declared per place (empty: none) and how they are shared
     prizes: tuple[Fraction, ...] = ()
     sharing: str = "hort"
+    #: the prize categories paid beside the places (one prize per player)
+    categories: tuple[Category, ...] = ()
 
 
 def norm_words(n: Norm) -> Said:
@@ -107,13 +111,15 @@ def live_worth(
     prizes: tuple[Fraction, ...] | None = None,
     sharing: Sharing | None = None,
     budget: int = LIVE_BUDGET,
+    categories: Sequence[Category] | None = None,
 ) -> LiveWorth:
     """What results are worth in ``t`` as it stands (see the module docstring); ``s`` is ``standings(t)``.
 
     With prizes declared (``tournament_opened.prizes``; ``prizes``/``sharing`` given instead: those) each
     player's money and the money at stake in each game of the round being played
     (:func:`~tracker.core.worth.prizes.money_at_stake`), each search within ``budget`` nodes; none for a
-    tie-break order the projection cannot rank by."""
+    tie-break order the projection cannot rank by.  ``categories``: prize categories besides the places (one prize
+    per player, :mod:`tracker.core.worth.prizes`); ``None``: the tournament's own (``tournament_opened``)."""
     ahead = norm_games(t)
     changes = rating_changes(t)
     players: list[PlayerWorth] = []
@@ -150,10 +156,14 @@ def live_worth(
     at_stake: dict[GameKey, dict[GameResult, tuple[MoneyStake, ...]]] = {}
     prizes = prizes if prizes is not None else tuple(Fraction(p) for p in t.opened.prizes)
     sharing = sharing or t.opened.sharing
-    if prizes:
+    categories = tuple(categories) if categories is not None else declared(t.opened)
+    if prizes or categories:
         try:
-            paid = {m.start_no: m for m in money(t, s or standings(t), prizes, sharing, budget=budget)}
-            at_stake = money_at_stake(t, prizes, sharing, budget=budget)
+            paid = {
+                m.start_no: m
+                for m in money(t, s or standings(t), prizes, sharing, budget=budget, categories=categories)
+            }
+            at_stake = money_at_stake(t, prizes, sharing, budget=budget, categories=categories)
         except ProjectionUnavailable:
             paid = {}
         players = [dataclasses.replace(p, money=paid.get(p.rating.start_no)) for p in players]
@@ -163,6 +173,7 @@ def live_worth(
         at_stake,
         prizes,
         sharing,
+        categories,
     )
 
 
