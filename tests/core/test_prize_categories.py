@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders import berger, fold_all, game, opened
+from tests.core.test_prizes import assert_at_stake
 from tracker.core.events import Event, GameResult, Player, TournamentOpened
 from tracker.core.projection.model import remaining_games
 from tracker.core.standings import Row, standings
@@ -249,18 +250,7 @@ def test_money_at_stake_with_categories_is_exact_against_every_outcome(
             for sno in key[1:]:
                 low, high = per.get(sno, (split[sno][0], split[sno][0]))
                 per[sno] = (min(low, split[sno][0]), max(high, split[sno][0]))
-    found = money_at_stake(t, prizes, sharing, categories=cats)  # type: ignore[arg-type]
-    assert set(found) <= set(ranges)
-    for key, per in ranges.items():
-        for sno in key[1:]:
-            differ = len({per[res][sno] for res in per}) > 1
-            listed = {res: [x for x in found.get(key, {}).get(res, ()) if x.start_no == sno] for res in per}
-            if not differ:
-                assert not any(listed.values()), (key, sno)
-                continue
-            for res, xs in listed.items():
-                assert len(xs) == 1 and xs[0].exact, (key, sno, res)
-                assert (xs[0].least, xs[0].most) == per[res][sno], (key, sno, res, sharing)
+    assert_at_stake(money_at_stake(t, prizes, sharing, categories=cats), ranges, sharing)  # type: ignore[arg-type]
 
 
 def test_a_budget_too_small_with_categories_says_not_exact() -> None:

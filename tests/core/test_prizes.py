@@ -10,6 +10,7 @@ import sys
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -230,7 +231,13 @@ def test_money_at_stake_per_outcome_is_exact_against_every_outcome(
             for sno in key[1:]:
                 low, high = per.get(sno, (split[sno], split[sno]))
                 per[sno] = (min(low, split[sno]), max(high, split[sno]))
-    found = money_at_stake(t, prizes, sharing)
+    assert_at_stake(money_at_stake(t, prizes, sharing), ranges, sharing)
+
+
+def assert_at_stake(found: dict[Any, Any], ranges: dict[Any, Any], sharing: Sharing) -> None:
+    """``found`` (money_at_stake's answer) against ``ranges`` (per game and result, each player's least and most
+    over every outcome of the rest): a player is listed for a game exactly when its results leave them different
+    money, once per result, exact and with the enumerated least and most."""
     assert set(found) <= set(ranges)
     for key, per in ranges.items():
         for sno in key[1:]:
