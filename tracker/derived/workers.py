@@ -143,6 +143,10 @@ def bounds_job(state: Tournament) -> bytes:
     return projection_message(project(state, exact_limit=-1), preliminary=True)
 
 
+#: Seconds between the deadline's rings once it has passed (until one is raised where the search runs).
+RING_AGAIN = 0.01
+
+
 class OutOfTime(Exception):
     """The exact search's own time is over (raised by the worker's interval timer)."""
 
@@ -153,17 +157,27 @@ def deadline(seconds: float) -> Iterator[None]:
     (at once, before the block runs, when ``seconds`` is 0 or less: no time at all)."""
     if seconds <= 0:
         raise OutOfTime
+    left = False
 
     def ring(signum: int, frame: object) -> None:
-        raise OutOfTime
+        if not left:
+            raise OutOfTime
 
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    # the ring repeats until the block is left: Python runs the handler at its next bytecode, and where that is a
+    # ``__del__`` or a weakref callback (the garbage collector runs them in the middle of the search) the exception
+    # is printed as ignored and lost; one lost ring, and the search would run to its end
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), RING_AGAIN)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        try:
+            left = True
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:  # once more, had a ring landed between the block's end and the line above
+            left = True
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 # -- one worker ------------------------------------------------------------------------------
