@@ -434,7 +434,6 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def _up(args: argparse.Namespace, data_dir: Path) -> int:
-    from tracker.cli.demo import DEMO_RATE, demo_file, run_demo
     from tracker.embedded.run import run_embedded
 
     config = server_config(args, data_dir=data_dir)
@@ -443,7 +442,9 @@ def _up(args: argparse.Namespace, data_dir: Path) -> int:
         print(line, flush=True)
 
     demo = None
-    if args.demo:
+    if args.demo:  # the demo's games (python-chess) only for the demo
+        from tracker.cli.demo import DEMO_RATE, demo_file, run_demo
+
         tf = read_file(demo_file())
 
         def demo(port: int) -> Coroutine[Any, Any, object]:

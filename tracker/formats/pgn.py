@@ -36,15 +36,17 @@ import io
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import chess.pgn
 import msgspec
 
 from tracker.core.errors import FormatError
 from tracker.core.events import Event, Format, GameResult, Player, ResultRecorded, TeamEntry, Teams, TournamentOpened
 from tracker.core.schedule import rounds_needed
 from tracker.formats.base import TournamentFile, check_characters, checked_file, file_stem, game_id, tournament_id_for
+
+if TYPE_CHECKING:
+    import chess.pgn
 
 _RESULTS: Final[dict[str, GameResult | None]] = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "*": None}
 _ROUND: Final = re.compile(r"\s*([0-9]{1,3})(?:\.[0-9]+)*\s*")
@@ -181,6 +183,8 @@ def round_of(text: str) -> int | None:
 
 def _read(text: str, path: str) -> tuple[str | None, list[_Game], dict[str, _Details]]:
     """The event name, the games and what the tags say about each player."""
+    import chess.pgn  # at the first PGN read, not with every command (see tracker.formats.fen)
+
     handle = io.StringIO(text)
     games: list[_Game] = []
     details: dict[str, _Details] = {}
