@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import chain, repeat, starmap
+from operator import attrgetter
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 import msgspec
@@ -626,12 +627,10 @@ def encoding_payload(s: Standings) -> StandingsPayload:
     result.  Its ``"standings"`` and ``"scoring"`` are :class:`msgspec.Raw` JSON, not rows and points: give
     it to nothing that reads them.
     """
-    payload = _payload(s, cast(list[RowJSON], rows_raw(s)))
-    payload["scoring"] = cast(dict[str, float], _scoring_raw(s.scoring))
-    return payload
+    return _payload(s, cast(list[RowJSON], rows_raw(s)), cast(dict[str, float], _scoring_raw(s.scoring)))
 
 
-def _payload(s: Standings, rows: list[RowJSON]) -> StandingsPayload:
+def _payload(s: Standings, rows: list[RowJSON], scoring: dict[str, float] | None = None) -> StandingsPayload:
     payload: StandingsPayload = {  # standings_json's keys, then the live clients'
         "tournament": s.tournament,
         "name": s.name,
@@ -642,14 +641,17 @@ def _payload(s: Standings, rows: list[RowJSON]) -> StandingsPayload:
         "rules": s.rules,
         "standings": rows,
         "rounds": s.rounds,
-        "games_played": sum(row.games for row in s.rows) // 2,
+        "games_played": sum(map(_games, s.rows)) // 2,
         "codes": list(s.codes),
-        "scoring": _scoring_json(s.scoring),
+        "scoring": _scoring_json(s.scoring) if scoring is None else scoring,
     }
     if s.teams is not None:
         payload["teams"] = team_rows_json(s.teams)
         payload["matches"] = team_matches_json(s.teams)
     return payload
+
+
+_games: Final = attrgetter("games")
 
 
 class _RowOut(msgspec.Struct):
