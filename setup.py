@@ -1,10 +1,12 @@
-"""The compiled build: the projection's search compiled by mypyc (everything else is in pyproject.toml).
+"""The compiled build: the projection's search and the per-result core compiled by mypyc (the rest: pyproject.toml).
 
 The modules listed under ``[tool.tracker] compiled`` in pyproject.toml (the
 projection's branch and bound, its flow, its ranking of scenarios, and the
-tie-break rule types and DE they read at every node) are compiled to C
-extensions by mypyc from their own type-checked source: the same code and
-the same answers, two to three times faster.  ``pip install .``,
+tie-break rule types and DE they read at every node; and what every accepted
+result runs: the step's checks, the standings, the diff and the summary's
+phrases) are compiled to C extensions by mypyc from their own type-checked
+source: the same code and the same answers, faster (the projection's search
+two to three times; the per-result core, mostly calls into C already, less).  ``pip install .``,
 ``pip install -e .`` (``make``) and ``pip wheel .`` compile them.
 
 Without a C compiler (a slim image) the extensions are skipped and the

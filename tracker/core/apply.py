@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 from operator import ne
-from typing import Final, assert_never
+from typing import Final, NamedTuple, assert_never
 
 from tracker.core.checks import Plan, check_opened, plan, require_tournament
 from tracker.core.crosstable import Entry, Tournament
@@ -50,12 +50,12 @@ class QualificationChange:
     left: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    """What :func:`fold` did: the players whose entries changed and the line flips.
+class Change(NamedTuple):
+    """What :func:`step` did: the players whose entries changed and the line flips.
 
     ``reached``/``fell`` are the start numbers that crossed the 50% line
-    (limit 0) upwards or downwards.
+    (limit 0) upwards or downwards.  A named tuple, as :class:`~tracker.core.standings.Row`: one is made per
+    result, and a tuple is several times cheaper to make than a dataclass.
     """
 
     players: tuple[int, ...]

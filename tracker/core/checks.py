@@ -11,10 +11,9 @@ subclass) with a reason a person can act on, before anything changes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
-from typing import Final, assert_never
+from typing import Final, NamedTuple, assert_never
 
 from tracker.core.crosstable import Entry, Tournament, bye_entry, game_entries
 from tracker.core.errors import EventRejected, InvalidPairing, UnknownTournament
@@ -130,14 +129,13 @@ NOT_OPEN: Final = phrase("rejected.not_open", "no tournament {tournament} is ope
 ELSEWHERE: Final = phrase("rejected.elsewhere", "an event for tournament {tournament} was sent to tournament {other}")
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(NamedTuple):
     """What a valid event changes in a tournament.
 
     The entries of ``players`` (indices: one bye-taker, or white and black)
     in ``round`` become ``new`` (``None`` clears them); a withdrawal
     (``withdraws``) changes no entry (``new`` ``None``; ``round`` the first
-    round the player no longer plays, 0 when not given).
+    round the player no longer plays, 0 when not given).  A named tuple: one is made per event.
     """
 
     round: int

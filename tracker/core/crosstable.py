@@ -355,11 +355,12 @@ class Tournament:
         # 3. re-test the line
         candidates: range | tuple[int, ...] = range(self.n) if self._line_key() != key_before else players
         flips = []
+        lines, win, score = self.line_games_all(), self.units.win, self.score  # G once, not per candidate
         for limit in self.limits:
             qualified = self.qualified[limit]
             ks = self.ks[limit]
             for p in candidates:
-                now = self._line(p, limit)
+                now = qualifies(score[p], koya_threshold(win, lines[p], limit))
                 if now == qualified[p]:
                     continue
                 qualified[p] = now

@@ -242,19 +242,23 @@ def _places_column(t: Tournament, tb: TieBreak, rule: Rule, prefix: Sequence[Any
     cuts = [0, *compress(range(1, n), map(ne, values[1:], values)), n]
     cache = t.de_places
     used: dict[tuple[str, tuple[int, ...]], list[int]] = {}
+    missed = False
     for lo, hi in pairwise(cuts):
         if hi - lo > 1:
             members = tuple(grouped[lo:hi])
             key = (tb.code, members)
             found = cache.get(key)
             if found is None:
+                missed = True
                 got = rule.places(t, grouped[lo:hi])
                 found = list(map(got.__getitem__, members))
             used[key] = found
             for i, place in zip(members, found, strict=True):
                 places[i] = place
-    # the code's groups that are no longer tied are dropped; other codes' groups stay
-    t.de_places = {k: v for k, v in cache.items() if k[0] != tb.code} | used
+    # the code's groups that are no longer tied are dropped; other codes' groups stay.  Every group found and
+    # as many as the cache holds: the cache holds exactly these groups, and stays as it is
+    if missed or len(used) != len(cache):
+        t.de_places = {k: v for k, v in cache.items() if k[0] != tb.code} | used
     return places
 
 

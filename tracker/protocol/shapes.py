@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, repeat, starmap
+from operator import attrgetter
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 import msgspec
@@ -626,12 +627,10 @@ def encoding_payload(s: Standings) -> StandingsPayload:
     result.  Its ``"standings"`` and ``"scoring"`` are :class:`msgspec.Raw` JSON, not rows and points: give
     it to nothing that reads them.
     """
-    payload = _payload(s, cast(list[RowJSON], rows_raw(s)))
-    payload["scoring"] = cast(dict[str, float], _scoring_raw(s.scoring))
-    return payload
+    return _payload(s, cast(list[RowJSON], rows_raw(s)), cast(dict[str, float], _scoring_raw(s.scoring)))
 
 
-def _payload(s: Standings, rows: list[RowJSON]) -> StandingsPayload:
+def _payload(s: Standings, rows: list[RowJSON], scoring: dict[str, float] | None = None) -> StandingsPayload:
     payload: StandingsPayload = {  # standings_json's keys, then the live clients'
         "tournament": s.tournament,
         "name": s.name,
@@ -642,14 +641,17 @@ def _payload(s: Standings, rows: list[RowJSON]) -> StandingsPayload:
         "rules": s.rules,
         "standings": rows,
         "rounds": s.rounds,
-        "games_played": sum(row.games for row in s.rows) // 2,
+        "games_played": sum(map(_games, s.rows)) // 2,
         "codes": list(s.codes),
-        "scoring": _scoring_json(s.scoring),
+        "scoring": _scoring_json(s.scoring) if scoring is None else scoring,
     }
     if s.teams is not None:
         payload["teams"] = team_rows_json(s.teams)
         payload["matches"] = team_matches_json(s.teams)
     return payload
+
+
+_games: Final = attrgetter("games")
 
 
 class _RowOut(msgspec.Struct):
@@ -660,7 +662,7 @@ class _RowOut(msgspec.Struct):
     start_no: int
     name: str
     points: msgspec.Raw
-    tiebreaks: dict[str, msgspec.Raw]
+    tiebreaks: msgspec.Struct  # a :func:`_tiebreaks_out` struct: the codes as its fields, in order
     games: int
     withdrawn: bool
     qualified: bool
@@ -698,38 +700,41 @@ def _numbers(values: Sequence[Fraction]) -> list[msgspec.Raw]:
 def rows_raw(s: Standings) -> msgspec.Raw:
     """The JSON of :func:`standings_json`'s ``"standings"`` rows (``row_json`` of each), byte for byte.
 
-    Built column by column in C loops (the rows transposed, one :class:`_RowOut` per row) with each
-    number's JSON written once per value (:func:`_numbers`), and encoded once: a worker encodes a table per
-    result, and a dict per row, a Python call per value and the encoder's writing of every float cost
-    several times more.
+    Built column by column in C loops (the rows transposed, one :class:`_RowOut` per row, its tie-breaks one
+    :func:`_tiebreaks_out` struct) with each number's JSON written once per value (:func:`_numbers`, one call
+    for the points, the tie-breaks and the lines), and encoded once: a worker encodes a table per result, and
+    a dict per row, a Python call per value and the encoder's writing of every float cost several times more.
     """
     rows = s.rows
     if not rows:
         return msgspec.Raw(b"[]")
+    n = len(rows)
     rank, start_no, name, points, tiebreaks, games, withdrawn, qualified, line, results = zip(*rows, strict=True)
     codes = s.codes
-    shown: Iterable[dict[str, msgspec.Raw]]
+    numbers = _numbers([*points, *line, *chain.from_iterable(tiebreaks)])
+    shown: Iterable[msgspec.Struct]
     if codes:
-        values = iter(_numbers(list(chain.from_iterable(tiebreaks))))
-        shown = map(dict, map(zip, repeat(codes), zip(*[values] * len(codes), strict=True)))
+        values = iter(numbers[2 * n :])
+        shown = starmap(_tiebreaks_out(codes), zip(*[values] * len(codes), strict=True))
     else:
-        shown = [{} for _ in rows]
+        shown = repeat(_NO_TIEBREAKS, n)
     out = list(
-        map(
-            _RowOut,
-            rank,
-            start_no,
-            name,
-            _numbers(points),
-            shown,
-            games,
-            withdrawn,
-            qualified,
-            _numbers(line),
-            results,
-        )
+        map(_RowOut, rank, start_no, name, numbers[:n], shown, games, withdrawn, qualified, numbers[n : 2 * n], results)
     )
     return msgspec.Raw(_encoder.encode(out))
+
+
+@lru_cache(maxsize=256)
+def _tiebreaks_out(codes: tuple[str, ...]) -> type[msgspec.Struct]:
+    """A struct whose fields are ``codes`` in order, each the JSON of a number: it encodes as the row's
+    ``"tiebreaks"`` object (``{code: value}`` in the codes' order), and is made per row in C, not as a dict."""
+    names = [f"c{k}" for k in range(len(codes))]
+    return msgspec.defstruct(
+        "_TieBreaksOut", [(name, msgspec.Raw) for name in names], rename=dict(zip(names, codes, strict=True))
+    )
+
+
+_NO_TIEBREAKS: Final = _tiebreaks_out(())()
 
 
 #: ``id(scoring) → (scoring, its JSON)``: a tournament's :attr:`Standings.scoring` is one tuple (made once per
