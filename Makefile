@@ -9,7 +9,7 @@ CHECKOV_VENV ?= .venv-checkov
 
 .PHONY: demo test check lint typecheck imports schema i18n bench soak chaos screenshots browser engine clean checkov cluster wheel
 
-# the projection's compiled modules (setup.py, [tool.tracker] compiled): an edit to one rebuilds the extensions
+# the compiled modules (setup.py, [tool.tracker] compiled: the projection's search, the per-result core): an edit to one rebuilds the extensions
 COMPILED := $(shell sed -n '/^compiled = \[/,/^]/s/^ *"\(.*\)",$$/\1/p' pyproject.toml)
 
 $(VENV)/.installed: pyproject.toml setup.py $(COMPILED)
