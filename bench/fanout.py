@@ -685,6 +685,25 @@ def _cpu_rows(
                 met=flat["tracker"] <= CPU_FLAT,
             )
         )
+    if len(counts) > 2:
+        fits = {system: _fit([(n, runs[(system, n)]) for n in counts]) for system in SYSTEMS}
+        result.raw["cpu_fit"] = {
+            system: {"per_update_ms": a, "per_subscriber_us": b} for system, (a, b) in fits.items()
+        }
+        (ta, tb), (ba, bb), (fa, fb) = (fits[system] for system in SYSTEMS)
+        result.rows.append(
+            Row(
+                workload="fan-out CPU per update = a + b × subscribers (least squares over "
+                + ", ".join(f"{n:,}" for n in counts)
+                + ")",
+                size=f"{len(messages)} updates at each count",
+                measured=f"tracker b {tb:.1f} µs, a {ta:.1f} ms; bare b {bb:.1f} µs, a {ba:.1f} ms",
+                baseline=f"floor b {fb:.1f} µs, a {fa:.1f} ms",
+                ratio=f"b {fmt_ratio(tb / fb)}",
+                target="reported",
+                met=None,
+            )
+        )
     result.notes.append(
         "**CPU per subscriber per update.** Each server's `/proc` CPU time (user + system) from the first update "
         "sent to the last one received by every subscriber, less its idle CPU over the same time (read for "
@@ -697,8 +716,22 @@ def _cpu_rows(
         "connection); **floor** (`bench/floor_server.py`: the very delta bytes tracker's subscribers read, "
         "framed once on one deflate stream with context takeover at tracker's settings, 4 KiB window, memLevel "
         "5, then one `transport.write` of the same bytes per socket and nothing else). tracker's ratio is to "
-        "the floor at the same count."
+        "the floor at the same count. The servers that ping (tracker, bare: every 20 s per connection) have "
+        "their pings in the window when the updates run past the connections' twentieth second (the idle windows "
+        "miss them): at the largest counts that counts against tracker and bare. The fit row splits each "
+        "server's CPU per update into what every update costs (a: tracker's submit, apply, journal and ack) and "
+        "what each more subscriber costs (b)."
     )
+
+
+def _fit(points: list[tuple[int, Run]]) -> tuple[float, float]:
+    """``(a, b)`` of the least-squares line CPU per update = a (ms) + b (µs) × subscribers over the runs given: what
+    each update costs whoever reads it, and what each more subscriber costs."""
+    xs = [float(n) for n, _ in points]
+    ys = [(r.cpu_s - r.idle_rate * r.elapsed_s) / len(r.samples) for _, r in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    return 1e3 * (my - b * mx), 1e6 * b
 
 
 def _burst_rows(result: Result, sizes: Sizes) -> None:
