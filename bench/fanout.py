@@ -690,20 +690,6 @@ def _cpu_rows(
         result.raw["cpu_fit"] = {
             system: {"per_update_ms": a, "per_subscriber_us": b} for system, (a, b) in fits.items()
         }
-        (ta, tb), (ba, bb), (fa, fb) = (fits[system] for system in SYSTEMS)
-        result.rows.append(
-            Row(
-                workload="fan-out CPU per update = a + b × subscribers (least squares over "
-                + ", ".join(f"{n:,}" for n in counts)
-                + ")",
-                size=f"{len(messages)} updates at each count",
-                measured=f"tracker b {tb:.1f} µs, a {ta:.1f} ms; bare b {bb:.1f} µs, a {ba:.1f} ms",
-                baseline=f"floor b {fb:.1f} µs, a {fa:.1f} ms",
-                ratio=f"b {fmt_ratio(tb / fb)}",
-                target="reported",
-                met=None,
-            )
-        )
     result.notes.append(
         "**CPU per subscriber per update.** Each server's `/proc` CPU time (user + system) from the first update "
         "sent to the last one received by every subscriber, less its idle CPU over the same time (read for "
@@ -718,9 +704,9 @@ def _cpu_rows(
         "5, then one `transport.write` of the same bytes per socket and nothing else). tracker's ratio is to "
         "the floor at the same count. The servers that ping (tracker, bare: every 20 s per connection) have "
         "their pings in the window when the updates run past the connections' twentieth second (the idle windows "
-        "miss them): at the largest counts that counts against tracker and bare. The fit row splits each "
-        "server's CPU per update into what every update costs (a: tracker's submit, apply, journal and ack) and "
-        "what each more subscriber costs (b)."
+        "miss them): at the largest counts that counts against tracker and bare. The raw figures (``cpu_fit``) "
+        "split each server's CPU per update, by least squares over the counts, into what every update costs and "
+        "what each more subscriber costs: with four noisy points, a reading, not a row."
     )
 
 
