@@ -203,19 +203,52 @@ class Feed:
             self._visit(follower, force=True)
 
     def _walk(self) -> None:
+        """Visit the next slice of the ring; again at the next turn of the loop while visits are owed.
+
+        Most visits are of a follower one update behind, at the stream's position, with nothing unsent: it is
+        written the stream's frame right here (the checks of :meth:`_visit` that this case needs, in its order,
+        and nothing else); any other follower is visited by :meth:`_visit`.
+        """
         self._walking = None
         ring = self.ring
-        budget = self.slice
         newest = self.seq
-        while self.owed > 0 and budget > 0:
-            if self.cursor >= len(ring):
-                self.cursor = 0
-            follower = ring[self.cursor]
-            self.cursor += 1
-            self.owed -= 1
+        before = newest - 1
+        cursor, owed = self.cursor, self.owed
+        budget = min(self.slice, owed)
+        owed -= budget
+        found = self._stream_group()
+        stream, data, prior, position = (
+            (found[0], found[1].frame, found[0].prior, found[1].position) if found else (None, b"", None, None)
+        )
+        while budget > 0:
             budget -= 1
-            if follower.alive and follower.seq < newest:
-                self._visit(follower)
+            if cursor >= len(ring):
+                cursor = 0
+            follower = ring[cursor]
+            cursor += 1
+            if follower.seq >= newest or not follower.alive:
+                continue
+            deflate = follower.deflate
+            if follower.seq == before and follower.group is stream and deflate is not None:
+                conn = follower.conn
+                transport = conn.transport
+                protocol = conn.protocol
+                if (
+                    (prior is None or deflate.position is prior)
+                    and not transport.get_write_buffer_size()
+                    and not transport.is_closing()
+                    and protocol.state is OPEN
+                    and not protocol.expect_continuation_frame
+                    and conn.send_in_progress is None
+                    and not protocol.writes
+                ):
+                    follower.seq = newest
+                    follower.skipped = 0
+                    deflate.position = position
+                    transport.write(data)
+                    continue
+            self._visit(follower)
+        self.cursor, self.owed = cursor, owed
         if self.owed > 0:
             self._walking = asyncio.get_running_loop().call_soon(self._walk)
             return
@@ -223,6 +256,21 @@ class Feed:
         if self.merges:
             self.metrics.inc("tracker_updates_merged_total", self.merges)
             self.merges = 0
+
+    def _stream_group(self) -> tuple[Group, Run] | None:
+        """The one group on the feed's stream and its run, its frame built for the newest update (built now if it
+        is not yet: what its first follower's visit would do); ``None`` when the feed has none, or more than one."""
+        found: Group | None = None
+        for group in self.groups.values():
+            if group.stream and group.compression is not None:
+                if found is not None:
+                    return None
+                found = group
+        if found is None:
+            return None
+        if found.seq != self.seq:
+            self._build(found)
+        return (found, found.run) if found.run is not None else None
 
     def _compact(self) -> None:
         """Drop the ring's dead entries, the walk's place kept."""
