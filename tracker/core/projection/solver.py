@@ -29,6 +29,12 @@ cannot change the answer are never enumerated.  A node whose bounds meet
 is not expanded: the rest is completed with any outcomes and ranked once
 (so every value comes with a scenario that was actually evaluated).
 
+One step from the bound (only a completion that meets it can improve on the
+best known: every threshold question, and most worst-rank proofs) the search
+branches *fail-first*: on the game, among the heaviest, with the fewest
+outcomes whose child's bound still meets it, so that forced games are decided
+without a branch and a node with a dead game is pruned at once.
+
 Dominance: a player's own result only moves their rank (and their lead)
 one way (a better result raises their score and lowers the opponent's;
 every player ahead after it was ahead before), so for the best rank the
@@ -548,7 +554,7 @@ class Solver(Ranker):
         prefer = guide.pick(g) if guide is not None else -1
         # the worst rank one step from its bound: the needs flow routes only what each rival needs, so its split says
         # nothing of the other units (a White win where it routes none), and the root's scenarios already lay along
-        # it; the other outcomes go first (measured on bench 7b: every 20-player case settled, none without it)
+        # it; the other outcomes go first (measured: bench 7b's 20-player seed 2 settles only so, seeds 1-8 all do)
         against = objective == "rank_worst" and inc.value - lo <= 1
         children = []
         for o in range(len(self.opts[g])):
