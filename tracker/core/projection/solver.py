@@ -591,10 +591,10 @@ class Solver(Ranker):
         below ``beat`` (the heavier on a tie, the first with one); -1 when one of them has none (the node holds
         nothing below ``beat``).
 
-        A game with one such outcome is decided at the cost of a node, which the bound's weights cannot see.  The
-        probes cost a few nodes' work: once a query has probed ``_WARM`` times and fewer than one probe in
-        ``_GAIN`` chose another game than the weights, it branches by the weights alone, probing one node in
-        ``_GAIN²`` to see whether that changed.
+        A game with one such outcome is decided at the cost of a node, which the bound's weights cannot see.  Each
+        game probed beyond the first counts as a node (it costs what one does: its children's bounds).  Once a
+        query has probed ``_WARM`` times and fewer than one probe in ``_GAIN`` chose another game than the weights,
+        it branches by the weights alone, probing one node in ``_GAIN²`` to see whether that changed.
         """
         if self._probes >= _WARM and self._gains * _GAIN < self._probes:
             self._skipped += 1
@@ -609,7 +609,9 @@ class Solver(Ranker):
                 ranked.append((-(weight[a] + weight[b]), g))
         ranked.sort()
         best, best_alive = -1, 1 << 30
-        for _, g in ranked[:_PROBED]:
+        for rank, (_, g) in enumerate(ranked[:_PROBED]):
+            if rank > 0:
+                self.nodes += 1  # a probe ranks no scenario but assesses a node's children: counted as a node
             alive = 0
             for o in range(len(self.opts[g])):
                 self.apply(g, o)
