@@ -7,7 +7,9 @@ wins, 45% draws, 25% Black wins), none of them the seed workload 7's own
 30-game cases use (21).  For each: the seconds of one
 :func:`tracker.core.projection.project` (its node budget as shipped), and
 how many of the player extremes (best and worst rank, lowest and highest
-KS) it proved exact.  Target (issue 40): every extreme exact in ≤ 3 s.
+KS) it proved exact, and in how many games the per-game effects are exact
+(``games[*].exact``).  Target (issue 40): every extreme exact in ≤ 3 s; the
+per-game effects are reported beside it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ TARGET_S = 3.0
 
 
 def measure(players: int, rounds_left: int, seed: int) -> dict[str, object]:
-    """One projection of one generated state: seconds, open games, extremes exact and in all, those left open."""
+    """One projection of one generated state: seconds, open games, extremes exact and in all, those left open, games
+    whose effects are exact."""
     t = states_before(rounds_left, seed=seed, players=players)[0]
     started = time.perf_counter()
     p = project(t)
@@ -39,6 +42,7 @@ def measure(players: int, rounds_left: int, seed: int) -> dict[str, object]:
         "exact": sum(exact for _, _, exact in reached),
         "extremes": len(reached),
         "open": [(start_no, name) for start_no, name, exact in reached if not exact],
+        "games_exact": sum(g.exact for g in p.games),
     }
 
 
@@ -59,13 +63,15 @@ def run(sizes: Sizes) -> Result:
             cases_exact = sum(f["exact"] == f["extremes"] for f in found)
             exact = sum(int(str(f["exact"])) for f in found)
             extremes = sum(int(str(f["extremes"])) for f in found)
+            games_exact = sum(int(str(f["games_exact"])) for f in found)
+            games = sum(int(str(f["games"])) for f in found)
             result.rows.append(
                 Row(
                     workload=f"projection, {players} players, {rounds_left} rounds left (40 games)",
                     size=f"seeds {', '.join(str(s) for s in SEEDS)} of the generator (3^40 outcomes each)",
                     measured=(
                         f"{min(seconds):.2f}–{max(seconds):.2f} s; {cases_exact}/{len(found)} cases every extreme "
-                        f"exact ({exact}/{extremes} extremes)"
+                        f"exact ({exact}/{extremes} extremes); per-game effects exact in {games_exact}/{games} games"
                     ),
                     baseline="—",
                     ratio="—",

@@ -45,6 +45,37 @@ def test_every_extreme_with_forty_open_games_is_exact_and_reached_by_its_scenari
     _check_claims_around(p, case, [8])
 
 
+#: (players, seed) of random_case with 40 games open in the issue's two shapes, 16 players with 5 rounds to play and
+#: 20 with 4 (forfeits and both Koya bases drawn as the generator draws them), under both scorings: 1-½-0 (16/1,
+#: 20/8) and 3-1-0 (16/9, 20/5).  Before the search branched fail-first one step from the bound, 16/9, 20/5 and
+#: 20/8 left worst ranks as bounds.
+SHAPES = [(16, 1), (16, 9), (20, 5), (20, 8)]
+
+
+@pytest.mark.parametrize(("players", "seed"), SHAPES)
+def test_every_extreme_with_forty_open_games_in_either_shape_and_scoring_is_exact(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    case = random_case(rng, players, 40, tail=True, scheduled=True, order=DEFAULT_TIEBREAKS)
+    p = project(case.tournament())
+    assert p.remaining == 40
+    assert len({r for r, _, _ in case.pending}) == (5 if players == 16 else 4), "the shape's rounds to play"
+    not_exact = [(pp.start_no, name) for pp in p.players for name, r in pp.reached.items() if not r.exact]
+    assert not not_exact, f"extremes left as bounds: {not_exact}"
+    check_scenarios(p, case)
+    # the claims around the player last on points now, whose worst rank is the most contested
+    t = case.tournament()
+    last = min(range(t.n), key=lambda k: (t.score[k], t.start_nos[k]))
+    _check_claims_around(p, case, [t.start_nos[last]])
+
+
+def test_the_shapes_draw_both_scorings() -> None:
+    drawn = (
+        random_case(random.Random(seed), players, 40, tail=True, order=DEFAULT_TIEBREAKS) for players, seed in SHAPES
+    )
+    wins = {case.win for case in drawn}
+    assert wins == {Fraction(1), Fraction(3)}
+
+
 @pytest.mark.parametrize("seed", range(24))
 def test_the_koya_set_searches_bound_the_koya_extremes_and_reach_them_under_one_half_zero(seed: int) -> None:
     rng = random.Random(seed)

@@ -90,14 +90,14 @@ from tracker.core.projection.result import (
 )
 from tracker.core.projection.solver import Solver, scaled
 
-#: Nodes the player extremes may expand in all (a few seconds of search; fewer past 30 games: solver.scaled),
-#: and per query.
-BUDGET: Final = 70_000
-QUERY_BUDGET: Final = 25_000
+#: Nodes the player extremes may expand in all (a few seconds of search, each fail-first probe counted as a node;
+#: fewer past 30 games: solver.scaled), and per query.
+BUDGET: Final = 105_000
+QUERY_BUDGET: Final = 37_500
 #: Nodes each extreme leaves for every one after it in the first pass (most need no more than a few hundred).
 RESERVE: Final = 600
 #: Nodes an extreme may spend in the first pass (the hardest then search again with what is left).
-FIRST_CAP: Final = 8_000
+FIRST_CAP: Final = 12_000
 #: open games beyond which the player extremes are bounds only: the search's depth is the number of open games
 SEARCH_DEPTH: Final = 400
 #: open games beyond which the per-game effects are bounds only (a search per player, extreme and outcome is too many)
