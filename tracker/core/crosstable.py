@@ -171,7 +171,8 @@ class Tournament:
         self.seq = 0
         self.applied: dict[str, int] = {}  # event id → fingerprint of its content (see apply.already_applied)
         self.results_cache: list[tuple[tuple[int, int, str, str], ...] | None] = [None] * n
-        self.qualified = {limit: [self._line(i, limit) for i in range(n)] for limit in self.limits}
+        lines = self.line_games_all()
+        self.qualified = {limit: [self._line(i, limit, lines[i]) for i in range(n)] for limit in self.limits}
         self.ks = {limit: [0] * n for limit in self.limits}
         self.schedule: dict[int, set[tuple[int, int]]] | None = None
         #: places per (code, group tied before it: its sorted members) of a criterion decided inside groups
@@ -213,8 +214,10 @@ class Tournament:
             return list(self.games)
         return [len(e) for e in self.entries]
 
-    def _line(self, i: int, limit: int) -> bool:
-        return qualifies(self.score[i], koya_threshold(self.units.win, self.line_games(i), limit))
+    def _line(self, i: int, limit: int, games: int) -> bool:
+        """Whether player ``i`` is on or above the line of ``limit``, ``games`` its ``G`` (from :meth:`line_games_all`,
+        made once for every player)."""
+        return qualifies(self.score[i], koya_threshold(self.units.win, games, limit))
 
     def _line_key(self) -> tuple[bool, int]:
         """Changes whenever the line can move for players other than the two of a game."""
@@ -355,12 +358,12 @@ class Tournament:
         # 3. re-test the line
         candidates: range | tuple[int, ...] = range(self.n) if self._line_key() != key_before else players
         flips = []
-        lines, win, score = self.line_games_all(), self.units.win, self.score  # G once, not per candidate
+        lines = self.line_games_all()  # G once, not per candidate
         for limit in self.limits:
             qualified = self.qualified[limit]
             ks = self.ks[limit]
             for p in candidates:
-                now = qualifies(score[p], koya_threshold(win, lines[p], limit))
+                now = self._line(p, limit, lines[p])
                 if now == qualified[p]:
                     continue
                 qualified[p] = now
@@ -401,9 +404,8 @@ class Tournament:
             sum(e.units * adjusted[e.opponent] for e in entries.values() if e.is_game) for entries in self.entries
         ]
         lines = self.line_games_all()
-        win = self.units.win
         for limit in self.limits:
-            q = [qualifies(self.score[i], koya_threshold(win, lines[i], limit)) for i in range(n)]
+            q = [self._line(i, limit, lines[i]) for i in range(n)]
             self.qualified[limit] = q
             self.ks[limit] = [
                 sum(e.units for e in entries.values() if e.is_game and q[e.opponent]) for entries in self.entries
