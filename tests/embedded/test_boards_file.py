@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from tests.conftest import RunningTracker
 from tests.gateway.test_viewers import fill, round_robin
 from tests.wsclient import reply_to, send
 from tracker.core.events import BoardUpdated, ResultRecorded, encode_board
+from tracker.embedded.boards import BoardStore
 
 Factory = Callable[..., RunningTracker]
 
@@ -95,3 +97,32 @@ async def test_a_boards_file_deleted_while_running_is_noticed_and_made_again(tra
     assert server.stop() == 0
     (body,) = sqlite3.connect(path).execute("SELECT body FROM boards").fetchone()
     assert json.loads(body)["ply"] == 11, "the next board went to a fresh file"
+
+
+class SlowDisk(BoardStore):
+    """A store whose writes wait for ``go`` (a slow disk): a stop can come while one is under way."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, flush_every=0.0)
+        self.writing = threading.Event()
+        self.go = threading.Event()
+
+    def _write(self, batch: dict[tuple[str, int, int, int], bytes | None]) -> None:
+        self.writing.set()
+        self.go.wait(10)
+        super()._write(batch)
+
+
+async def test_a_stop_while_boards_are_being_written_waits_for_that_write(tmp_path: Path) -> None:
+    """Reproduction (an idle CI run of the test above): ``tracker up`` stopped while a flush was in its thread
+    (it had just made the fresh file); the stop cancelled the flush, closed the file under the thread's feet,
+    and that batch was lost.  Now the stop waits for the write under way."""
+    store = SlowDisk(tmp_path / "boards.sqlite3")
+    board = BoardUpdated("b-1", "slow-cup", 1, 1, 2, ply=7)
+    async with store:
+        store.put(board)
+        await asyncio.to_thread(store.writing.wait, 10)
+        assert store.writing.is_set(), "the flush began"
+        threading.Timer(0.2, store.go.set).start()  # the disk answers after the stop began
+    rows = sqlite3.connect(store.path).execute("SELECT body FROM boards").fetchall()
+    assert [json.loads(body)["ply"] for (body,) in rows] == [7]

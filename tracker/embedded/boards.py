@@ -16,7 +16,8 @@ directory in its place) is set aside, renamed ``boards.sqlite3.damaged-…``
 with one warning naming both, and a fresh one is made: the journal has the
 results, and the next board of each game says where it stands.  A file that
 vanishes (or is replaced) while the server runs is noticed at the next
-flush: a warning, and a fresh file from then on.
+flush: a warning, and a fresh file from then on.  A stop waits for a write
+under way (it is not cancelled in its thread), then flushes what is left.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class BoardStore:
         self._db: sqlite3.Connection | None = None
         self._dirty: dict[tuple[str, int, int, int], bytes | None] = {}
         self._task: asyncio.Task[None] | None = None
+        self._writing: asyncio.Task[None] | None = None  # the flush's write, while its thread runs
         self._wake = asyncio.Event()
         self._inode = 0  # of the file opened: another one at that path means it was deleted or replaced
 
@@ -169,6 +171,8 @@ class BoardStore:
             self._task.cancel()
             with suppress(asyncio.CancelledError):
                 await self._task
+        if self._writing is not None:
+            await self._writing  # a write under way ends first: cancelled, its batch was lost and its file closed
         await self.flush()
         if self._db is not None:
             self._db.close()
@@ -186,6 +190,14 @@ class BoardStore:
         batch, self._dirty = self._dirty, {}
         if not batch or self._db is None:
             return
+        writing = self._writing = asyncio.create_task(self._written(batch), name="boards-write")
+        try:
+            await asyncio.shield(writing)  # a stop cancels the flusher, not the write its thread has begun
+        finally:
+            if writing.done():
+                self._writing = None
+
+    async def _written(self, batch: dict[tuple[str, int, int, int], bytes | None]) -> None:
         try:
             await asyncio.to_thread(self._write, batch)
         except (sqlite3.Error, OSError) as exc:
