@@ -7,7 +7,8 @@ rounds open (39 games): its search runs for seconds; the bounds take millisecond
 asserted: the order of the messages and what they say.  A cut is never a bet on the machine's speed
 (issue 40: an idle machine finished the search inside its limit): the search's own time is a tenth or
 a quarter of the whole search measured in the same test (:func:`full_search`; the tenth at most :data:`SLIVER`), or none
-at all.
+at all.  Nor is the order: the search's job waits for the bounds' job, so a search over before the bounds' worker
+answers (an idle CI run) cannot overtake them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tracker.config import Limits
 from tracker.core.crosstable import Tournament
 from tracker.derived.arbiters import ArbiterProjections, search_seconds, search_time
 from tracker.derived.search import AnalysisWork, analysis_job
+from tracker.derived.workers import bounds_job
 
 #: The search's own time when it must not be cut (the measured baseline): longer than any search here.
 UNCUT = 24 * 3600.0
@@ -128,6 +130,35 @@ def test_the_bounds_go_first_and_a_projection_over_its_limit_is_cut_short_not_lo
     assert second["cut_short"] == {"seconds": second["cut_short"]["seconds"], "reason": "time"}
     assert second["cut_short"]["seconds"] >= search_time(limits) - 0.05
     assert "preliminary" not in second and second["seq"] == first["seq"]
+
+
+def late_bounds_job(state: Tournament) -> bytes:
+    """The bounds' job, answering a second late (as when its worker is slow to start, or busy)."""
+    time.sleep(1.0)
+    return bounds_job(state)
+
+
+def test_the_bounds_go_first_even_when_their_job_answers_after_the_search_is_over() -> None:
+    # the cut-short projection used to overtake the bounds when the bounds' worker answered after it (an idle CI run:
+    # only the cut-short message came, and the bounds were dropped as older); now the search waits for the bounds'
+    # job.  Here the search has no time at all and the bounds' job answers a second late
+    limits = Limits(projection_seconds=60.0, projection_memory=0, projection_search_seconds=0.0)
+
+    async def run() -> list[dict[str, Any]]:
+        arbiter = Arbiter()
+        gateway = ArbiterProjections({"slow": slow_state()}.get, arbiter.of, arbiter.send, delay=0.0, limits=limits)  # type: ignore[arg-type]
+        gateway.bounds.compute = late_bounds_job
+        try:
+            gateway.joined(arbiter, "slow")  # type: ignore[arg-type]
+            await arbiter.until(2, "the bounds, then the projection cut short", timeout=60)
+        finally:
+            await gateway.aclose()
+        return arbiter.received
+
+    first, second = asyncio.run(run())[:2]
+    assert first["preliminary"] is True and "cut_short" not in first
+    assert second["cut_short"]["reason"] == "time" and "preliminary" not in second
+    assert second["seq"] == first["seq"]
 
 
 def test_a_quick_projection_is_sent_once_without_bounds_before_it() -> None:

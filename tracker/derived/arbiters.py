@@ -4,7 +4,10 @@ What is known goes first.  A projection whose exact search may take a
 while (more than :data:`QUICK_GAMES` open games, or a search measured at
 :data:`QUICK` seconds or more last time) is preceded by the interval bounds
 (``project(t, exact_limit=-1)``: milliseconds, flagged not exact and
-``preliminary``); the exact projection follows when its search is done.  The
+``preliminary``); the exact projection follows when its search is done.  Its
+job waits for the bounds' job of its tournament (the pool's ``after``), so the
+bounds are out before the search starts, whatever either's worker takes to
+start: a search cut short never overtakes them.  The
 search has ``--projection-seconds`` less a reserve for the bounds
 (:func:`search_seconds`; ``--projection-search-seconds`` sets it) of its own time in the worker: stopped there (or by
 the worker's memory limit), the message is the bounds with ``cut_short``
@@ -96,16 +99,6 @@ class ArbiterProjections:
                 return None
             return AnalysisWork(found, self.memories.get(tournament), True, spectators(tournament), seconds)
 
-        self.runner: Runner[AnalysisWork, Analysed] = Runner(
-            self.pool,
-            "projection",
-            analysis_job,
-            state=work,
-            publish=self._analysed,
-            wanted=lambda tournament: bool(arbiters(tournament)),
-            delay=delay,
-            priority=ARBITERS,
-        )
         self.bounds: Runner[Tournament, bytes] = Runner(
             self.pool,
             "projection-bounds",
@@ -115,6 +108,17 @@ class ArbiterProjections:
             wanted=lambda tournament: bool(arbiters(tournament)),
             delay=delay,
             priority=ARBITERS,
+        )
+        self.runner: Runner[AnalysisWork, Analysed] = Runner(
+            self.pool,
+            "projection",
+            analysis_job,
+            state=work,
+            publish=self._analysed,
+            wanted=lambda tournament: bool(arbiters(tournament)),
+            delay=delay,
+            priority=ARBITERS,
+            after=self.bounds,  # the bounds of a seq go out before its search starts (see the module docstring)
         )
 
     def updated(self, tournament: str) -> None:

@@ -103,7 +103,7 @@ class Runner(Generic[W, T]):
     too).  With ``spacing``, ``delay`` is the least time between two jobs' starts (a job due later
     runs at once) instead of a wait after every update.  With ``after``, a queued job of a tournament
     waits while ``after`` has one due, queued or running for it (at most the time limit): that job may
-    answer for this runner too (:meth:`done`).
+    answer for this runner too (:meth:`done`), or must be out first (the bounds before a projection's search).
     """
 
     def __init__(
