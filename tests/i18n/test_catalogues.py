@@ -10,7 +10,7 @@ import pytest
 
 from tracker.core.phrases import PHRASES, Said, render
 from tracker.i18n import LANGUAGES, choose, language, page_catalogue
-from tracker.i18n.catalogue import join
+from tracker.i18n.catalogue import Catalogue, join
 from tracker.i18n.extract import LOCALE, extract_html, messages, read, template
 
 FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
@@ -80,13 +80,18 @@ def test_points_and_lists_as_each_language_writes_them() -> None:
 
 
 def test_english_from_the_template_renders_as_the_code_does() -> None:
-    en = language("en")
+    unread = Catalogue("en")  # English is the code's own phrases until the template is read (for the pages)
+    template = Catalogue("en")
+    assert template.messages and "messages" not in unread.__dict__
     for key, p in PHRASES.items():
         if key.startswith("test."):
             continue
-        assert tuple(en.forms(key) or ()) == p.forms, key
+        assert template.messages.get(key) == p.forms, key
+        assert tuple(unread.forms(key) or ()) == tuple(template.forms(key) or ()) == p.forms, key
+    assert "messages" not in unread.__dict__, "the English of the code's phrases needs no template"
     said = Said("line.top", {"n": 3})
-    assert render(said, NAMES, en) == render(said, NAMES) == "top 3"
+    assert render(said, NAMES, unread) == render(said, NAMES, template) == render(said, NAMES) == "top 3"
+    assert (unread.glyphs, unread.plural(1), unread.plural(2)) == (template.glyphs, 0, 1) == (True, 0, 1)
 
 
 def test_the_pages_catalogue_is_json_of_the_same_messages() -> None:
