@@ -115,7 +115,7 @@ def test_the_language_chosen_is_kept_for_the_tab_not_for_a_new_one(
         seq = arbiter.submit_all([TF.opened, *round_of(1)])
     context = browser.new_context(locale="es-ES")  # the browser's language: Spanish
     context.set_default_timeout(TIMEOUT)
-    pages.contexts.append(context)
+    pages.others.append(context)
     tab = context.new_page()
     tab.on("pageerror", lambda exc: pages.errors.append(str(exc)))
     tab.goto(f"{tracker.http_url}/arbiter/{TID}")
