@@ -867,7 +867,7 @@ def _fail(args: argparse.Namespace, sentence: str) -> None:
         sys.stderr.write(json_line(f"tracker.{args.command}", logging.ERROR, sentence) + "\n")
         sys.stderr.flush()
     else:
-        err.print(f"tracker {args.command}: {sentence}", markup=False)
+        err().print(f"tracker {args.command}: {sentence}", markup=False)
 
 
 if __name__ == "__main__":

@@ -13,17 +13,14 @@ import socket
 import sys
 import tempfile
 from collections.abc import Coroutine
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tracker.cli import words
 from tracker.cli.logs import configure_logging
-from tracker.cli.tables import print_table, provisional_notes
-from tracker.cli.teams import print_team_table
 from tracker.cli.words import of, say
 from tracker.config import KafkaSecurity, Limits, ServerConfig, WorkerSettings
 from tracker.core.audit import RANK, Disagreement
@@ -42,15 +39,36 @@ from tracker.i18n import Catalogue, language
 from tracker.protocol import standings_json
 from tracker.protocol.shapes import team_rows_json
 
-console = Console(highlight=False)
-# soft_wrap: a message is one line however wide the terminal, and not cut at 80 columns when piped
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+# rich (tables, the progress bar, and the consoles they print on) is imported when a command first prints through it:
+# a server's start, most of the suite's CLI runs, never does (about 45 ms of each start's imports)
+@cache
+def console() -> Console:
+    """Standard output, for tables."""
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+@cache
+def err() -> Console:
+    """Standard error, for messages: soft_wrap, so a message is one line however wide the terminal, and not cut at
+    80 columns when piped."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 # -- standings ----------------------------------------------------------------
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    from tracker.cli.tables import print_table, provisional_notes
+    from tracker.cli.teams import print_team_table
+
     tf = read_file(args.file, final=args.final, rules=args.rules)
     if args.after_round is not None:
         tf = tf.until_round(args.after_round)
@@ -114,20 +132,20 @@ def cmd_standings(args: argparse.Namespace) -> int:
         print(json.dumps(document, ensure_ascii=False, indent=2))
         return 0
     for note in notes_in(tf, of(args)):  # how the file was read, apart from the table: stdout stays a table or TRF
-        err.print(f"tracker standings: {say(words.NOTE(note=note), of(args))}", markup=False)
+        err().print(f"tracker standings: {say(words.NOTE(note=note), of(args))}", markup=False)
     if args.format == "trf":
         from tracker.formats.trf.write import trf_bytes
 
         _write_bytes(trf_bytes(state, args.encoding))
     else:
         if team_table is not None:
-            print_team_table(team_table, table.name, console, of(args))
-        print_table(table, console, state, of(args))
+            print_team_table(team_table, table.name, console(), of(args))
+        print_table(table, console(), state, of(args))
         if args.worth:
             from tracker.cli.worth import print_worth, prize_settings
 
             prizes, sharing = prize_settings(tf.opened, args.prizes, args.sharing, of(args))
-            print_worth(state, table, console, of(args), prizes, sharing, categories)
+            print_worth(state, table, console(), of(args), prizes, sharing, categories)
     return 0 if not args.project else _project(state, args, teams, team_codes)
 
 
@@ -145,9 +163,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     lang = of(args)
     tf = read_file(args.file, final=args.final, rules=args.rules)
     for note in notes_in(tf, lang):
-        err.print(f"tracker check: {say(words.NOTE(note=note), lang)}", markup=False)
+        err().print(f"tracker check: {say(words.NOTE(note=note), lang)}", markup=False)
     if not tf.official:
-        err.print(f"tracker check: {say(words.CHECK_NOTHING(file=args.file), lang)}", markup=False)
+        err().print(f"tracker check: {say(words.CHECK_NOTHING(file=args.file), lang)}", markup=False)
         return 2
     declared = bool(args.tiebreaks) or _names_tiebreaks(args.file)
     if args.tiebreaks:
@@ -268,7 +286,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             said = words.NEW_WRITTEN(
                 players=words.NEW_PLAYERS(n=len(players)), rounds=words.NEW_ROUNDS(n=tf.opened.rounds), file=args.output
             )
-        err.print(f"tracker new: {say(said, of(args))}", markup=False)
+        err().print(f"tracker new: {say(said, of(args))}", markup=False)
     else:
         _write_bytes(trf)
     return 0
@@ -296,11 +314,11 @@ def _project(
         from tracker.core.teams.projection import project_teams
 
         names = {pl.start_no: pl.name for pl in state.opened.players}
-        print_team_projection(project_teams(state, teams, codes), names, console, of(args))
+        print_team_projection(project_teams(state, teams, codes), names, console(), of(args))
         return 0
     from tracker.cli.projection import print_projection
 
-    print_projection(state, console, of(args))
+    print_projection(state, console(), of(args))
     return 0
 
 
@@ -346,7 +364,7 @@ def _warn_if_readable_by_others(path: Path, what: str) -> None:
     except OSError:
         return  # reading it says why
     if mode & 0o004:
-        err.print(f"warning: {path} (the {what} file) can be read by every user of this machine: chmod 600 {path}")
+        err().print(f"warning: {path} (the {what} file) can be read by every user of this machine: chmod 600 {path}")
 
 
 def server_config(args: argparse.Namespace, *, data_dir: Path) -> ServerConfig:
@@ -475,7 +493,7 @@ def kafka_security(args: argparse.Namespace) -> KafkaSecurity:
     elif args.kafka_security.startswith("SASL_") and not oauth:  # an exported password breaks no plaintext command
         password = os.environ.get("TRACKER_KAFKA_PASSWORD") or None
     if args.kafka_security == "SASL_PLAINTEXT" and args.kafka_sasl_mechanism == "PLAIN":
-        err.print(
+        err().print(
             "warning: SASL_PLAINTEXT with PLAIN sends the Kafka password in clear on the network: "
             "use SASL_SSL, or SCRAM-SHA-512 if the broker cannot do TLS"
         )
@@ -497,27 +515,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.broker:
         return _replay_kafka(args, tf, total)
     if not args.url:
-        err.print(f"tracker replay: {say(words.REPLAY_WHERE(), of(args))}", markup=False)
+        err().print(f"tracker replay: {say(words.REPLAY_WHERE(), of(args))}", markup=False)
         return 2
     token = arbiter_token(args)
     if not token:  # the server would refuse the first event, without saying that none was given
-        err.print(f"tracker replay: {say(words.REPLAY_NO_TOKEN(url=args.url), of(args))}", markup=False)
+        err().print(f"tracker replay: {say(words.REPLAY_NO_TOKEN(url=args.url), of(args))}", markup=False)
         return 2
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from tracker.client import replay_ws
 
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err()
     ) as bar:
         task = bar.add_task(f"replay {tf.opened.tournament}", total=total)
         result = asyncio.run(replay_ws(tf, args.url, token, rate=args.rate, progress=lambda n: bar.advance(task, n)))
     if result.rejected:
         event_id, code, reason = result.rejected[0]
-        err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
+        err().print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
         same = sum(1 for _, c, r in result.rejected[1:] if (c, r) == (code, reason))
         if same:
-            err.print(f"tracker replay: {same} more events rejected for the same reason")
+            err().print(f"tracker replay: {same} more events rejected for the same reason")
         for event_id, code, reason in (x for x in result.rejected[1:] if (x[1], x[2]) != (code, reason)):
-            err.print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
+            err().print(f"tracker replay: event {event_id} rejected ({code}): {reason}")
         return 1
     print(f"replay: {result.acked} of {total} events acknowledged; last seq {result.last_seq}")
     return 0
@@ -544,9 +564,9 @@ def _replay_kafka(args: argparse.Namespace, tf: TournamentFile, total: int) -> i
         print(f"replay: {where} (not waiting for the workers' verdicts: --verdict-wait 0)")
         return 0
     for event_id, code, reason in found.rejected:
-        err.print(f"tracker replay: event {event_id} rejected by a worker ({code}): {reason}", markup=False)
+        err().print(f"tracker replay: event {event_id} rejected by a worker ({code}): {reason}", markup=False)
     if found.undecided:
-        err.print(
+        err().print(
             f"tracker replay: {where}, but no worker applied or rejected {len(found.undecided)} of them within "
             f"{args.verdict_wait:g} s (the first: {found.undecided[0]}; a worker had {args.worker_wait:g} s to join "
             "its group before that); they are in the results log and will be "
