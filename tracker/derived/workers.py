@@ -45,11 +45,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, suppress
-from typing import Final, Protocol, TypeVar
+from contextlib import suppress
+from types import FrameType
+from typing import Any, Final, Protocol, TypeVar
 
 from tracker.config import Limits
 from tracker.core.crosstable import Tournament
@@ -151,33 +152,46 @@ class OutOfTime(Exception):
     """The exact search's own time is over (raised by the worker's interval timer)."""
 
 
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
+class deadline:  # noqa: N801 (used as a function: ``with deadline(seconds):``)
     """Raise :class:`OutOfTime` in this (the worker's main) thread once ``seconds`` of wall time have passed
-    (at once, before the block runs, when ``seconds`` is 0 or less: no time at all)."""
-    if seconds <= 0:
-        raise OutOfTime
-    left = False
+    (at once, before the block runs, when ``seconds`` is 0 or less: no time at all).
 
-    def ring(signum: int, frame: object) -> None:
-        if not left:
+    The ring repeats every :data:`RING_AGAIN` until the block is left: Python runs the handler at its next
+    bytecode, and where that is a ``__del__`` or a weakref callback (the garbage collector runs them in the
+    middle of the search) the exception is printed as ignored and lost; one lost ring, and the search would run
+    to its end.  A ring is never raised in :meth:`__exit__` (nor in what it runs): landing there (at its first
+    instruction, before it disarms the timer) it was raised out of the cleanup, which then never ran while the
+    exception lived, and the rings went on after the block (a loaded CI run).  The block is over by then: nothing
+    is cut.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.left = False
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if self.seconds <= 0:
             raise OutOfTime
+        self.previous = signal.signal(signal.SIGALRM, self._ring)
+        signal.setitimer(signal.ITIMER_REAL, max(self.seconds, 0.001), RING_AGAIN)
 
-    previous = signal.signal(signal.SIGALRM, ring)
-    # the ring repeats until the block is left: Python runs the handler at its next bytecode, and where that is a
-    # ``__del__`` or a weakref callback (the garbage collector runs them in the middle of the search) the exception
-    # is printed as ignored and lost; one lost ring, and the search would run to its end
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), RING_AGAIN)
-    try:
-        yield
-    finally:
-        try:
-            left = True
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        finally:  # once more, had a ring landed between the block's end and the line above
-            left = True
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+    def _ring(self, signum: int, frame: FrameType | None) -> None:
+        if self.left:
+            return
+        while frame is not None:
+            if frame.f_code is _EXIT:
+                return  # the block is being left (see the class docstring)
+            frame = frame.f_back
+        raise OutOfTime
+
+    def __exit__(self, *exc: object) -> None:
+        self.left = True
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.previous)
+
+
+_EXIT: Final = deadline.__exit__.__code__
 
 
 # -- one worker ------------------------------------------------------------------------------
