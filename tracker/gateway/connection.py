@@ -166,6 +166,9 @@ def _without_body(head: bytes) -> bytes:
     serves GET and HEAD only, so such a request (``POST /healthz`` with a body) gets its 405 like any
     other, and its body is held with what follows the head and dropped with the connection.
     """
+    lowered = head.lower()
+    if b"content-length:" not in lowered and b"transfer-encoding:" not in lowered:
+        return head  # nearly every request: a websocket handshake or a GET
     lines = head.split(b"\r\n")
     kept = [lines[0], *(x for x in lines[1:] if not x.lower().startswith((b"content-length:", b"transfer-encoding:")))]
     return b"\r\n".join(kept)
