@@ -115,7 +115,10 @@ def run(sizes: Sizes) -> Result:
             "tracker up (connection caps lifted) and then bare websockets (bench.bare_server) are stormed alike. "
             "The clients run on the same two cores as the server: a handshake that fails timed out waiting for "
             "CPU on either side. tracker listens with a backlog of 4,096 (asyncio's default is 100, which a storm "
-            "overflows while the loop is busy: the kernel then drops the SYNs beyond it, retried after 1, 3 and 7 s)."
+            "overflows while the loop is busy: the kernel then drops the SYNs beyond it, retried after 1, 3 and 7 s). "
+            "A server holds one file per connection: the storm is at most as big as its open-files limit less the "
+            "files it holds before (tracker: standard streams, event loop, listening socket, journal); a connection "
+            "past that waits in the backlog until its client times out."
         )
         tracker, bare = figures["tracker"], figures["bare"]
 

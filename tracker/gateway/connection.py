@@ -29,9 +29,12 @@ places:
   missed into one snapshot).  Without it the kernel's send buffer grows to
   4 MiB (``net.ipv4.tcp_wmem``) and takes every update a stalled client is
   written, each to be read and decoded in turn (issue 40: measured on
-  loopback, 3.9 MB taken for a client that reads nothing, against 110 KB
+  loopback, 3.9 MB taken for a client that reads nothing, against 135 KB
   with the bound, its own receive window included).  What is in flight is
-  not bounded, so a distant client's throughput is what it was.
+  not bounded, so a distant client's throughput is what it was; 64 KiB
+  rather than less, so that one big message (a large event's snapshot)
+  mostly leaves the transport at once and its follower is not taken for one
+  still being written at the next update.
 - **A hard bound**: a connection whose unsent bytes still pass
   ``max_buffer`` after a read is aborted (the hub drops slow subscribers
   at the same bound with close 1008 when it broadcasts).
@@ -155,7 +158,7 @@ class GatewayProtocol(ServerProtocol):
 HANDSHAKE_DONE: Final = Request("/ws", Headers())
 """An open connection's ``request`` once its own is let go (:meth:`BoundedConnection._forget_handshake`)."""
 HOLD_LIMIT = 1 << 16  # bytes held after a request before its answer; past it, the server stops reading
-KERNEL_UNSENT = 16 << 10
+KERNEL_UNSENT = 64 << 10
 """Bytes the kernel may hold for a client beyond what its receive window takes (``TCP_NOTSENT_LOWAT``)."""
 HEAD_LIMIT = 1 << 16  # bytes of a request head read before it is handed to websockets whole
 
