@@ -771,6 +771,7 @@ def _burst_rows(result: Result, sizes: Sizes, mode: str = BURST_CLIENTS) -> None
         "last_p99": percentile(last, 99),
         "every_p99": percentile(measured.every, 99),
         "last_max": [max(one) for one in measured.lasts],
+        "lap_mean_ms": None if run.server_broadcast_s is None else 1000 * run.server_broadcast_s,
         "merged": run.merged,
         "dropped": run.dropped,
         "clients": mode or "plain",
