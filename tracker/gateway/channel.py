@@ -111,8 +111,11 @@ class Channel:
         compressed alone (a fresh compressor, nothing before it referred to) is what websockets' own send path
         writes such a connection (:class:`~tracker.gateway.frames.SharedDeflate` compresses every message of a
         connection's own alone), so the very same bytes fit each of them.  In a storm of arrivals the snapshot
-        was compressed once per subscriber (issue 40: 8.7% of the server's time).
+        was compressed once per subscriber (issue 40: 8.7% of the server's time).  A compacted channel keeps
+        none: it is kept small (its snapshot is decompressed for each subscriber anyway).
         """
+        if self.compacted:
+            return frame(self.snapshot(), compression)
         built = self._snapshot_frames
         if built is None:
             built = self._snapshot_frames = {}
