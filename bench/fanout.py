@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -96,6 +97,9 @@ BURST_SIZE = 10
 BURST_GAP = 0.2
 BURST_PAUSE = 0.5
 BURST_TARGET = 2.0  # the last result of a burst's p99 over a single result's
+# the burst's subscribers decode every message as it is read (bench.fanout_client's decode mode), as pages do: a
+# subscriber that falls behind then pays for each message it is written, and the server's merges are what it saves
+BURST_CLIENTS = "decode"
 
 
 @dataclass
@@ -124,6 +128,8 @@ class Run:
     bursts: Bursts | None = None
     latencies: list[float] = field(default_factory=list)  # send → each subscriber's arrival, every update (ms)
     rss_per_subscriber: float = math.nan  # the server's RSS growth from no subscriber to all connected (bytes)
+    merged: float | None = None  # tracker: subscribers written a merge (a snapshot and the newest), all the run
+    dropped: float | None = None  # tracker: subscribers dropped as slow clients, all the run
 
     def cpu_per_delivery_us(self) -> float:
         """The server's CPU per subscriber per update (µs), its idle CPU over the same time taken off."""
@@ -308,12 +314,27 @@ async def _open(url: str, opened: object) -> None:
                 raise RuntimeError(f"cannot open the tournament: {reply}")
 
 
-def _fanout_histogram(port: int) -> float | None:
-    """Mean server-side broadcast time from tracker's /metrics (update published → written to all)."""
+def _metrics(port: int) -> str:
+    """tracker's /metrics text (empty when it does not answer)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
-            text = resp.read().decode()
+            return str(resp.read().decode())
     except OSError:
+        return ""
+
+
+def _counter(port: int, name: str) -> float | None:
+    """A counter from tracker's /metrics, ``None`` when it is not there."""
+    for line in _metrics(port).splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+def _fanout_histogram(port: int) -> float | None:
+    """Mean server-side broadcast time from tracker's /metrics (update published → written to all)."""
+    text = _metrics(port)
+    if not text:
         return None
     total = count = None
     for line in text.splitlines():
@@ -333,10 +354,12 @@ def one_run(
     *,
     burst: bool = False,
     deltas: list[bytes] | None = None,
+    mode: str = "",
 ) -> Run:
     """Start the server and the subscribers, send the updates (or, with ``burst``, the singles and bursts).
 
     ``system``: ``tracker``, or one of :data:`ANCHORS` (the floor sends ``deltas``, tracker's delta bytes).
+    ``mode``: the subscriber processes' (:mod:`bench.fanout_client`: ``decode`` for decoding clients).
     """
     procs: list[Proc] = []
     # the subscriber processes stop on "quit" (sent below), not at their last update: the server's idle CPU is
@@ -358,7 +381,8 @@ def one_run(
             t0 = time.perf_counter()
             clients = [
                 start(
-                    [python(), "-m", "bench.fanout_client", url, TID, str(count), str(updates), "deflate", extra],
+                    [python(), "-m", "bench.fanout_client", url, TID, str(count), str(updates), "deflate", extra]
+                    + ([mode] if mode else []),
                     f"subscribers-{k}",
                     stdin=True,
                 )
@@ -377,6 +401,8 @@ def one_run(
             run.rss_per_subscriber = (rss1 - rss0) / subscribers
             if system == "tracker":
                 run.server_broadcast_s = _fanout_histogram(port)
+                run.merged = _counter(port, "tracker_updates_merged_total")
+                run.dropped = _counter(port, "tracker_clients_dropped_total")
             else:
                 spent = [s.broadcast_s for s in run.samples if s.broadcast_s is not None]
                 run.server_broadcast_s = statistics.fmean(spent) if spent else None
@@ -720,8 +746,8 @@ def _fit(points: list[tuple[int, Run]]) -> tuple[float, float]:
     return 1e3 * (my - b * mx), 1e6 * b
 
 
-def _burst_rows(result: Result, sizes: Sizes) -> None:
-    """A burst of results against single results, at ``sizes.fanout_burst`` subscribers."""
+def _burst_rows(result: Result, sizes: Sizes, mode: str = BURST_CLIENTS) -> None:
+    """A burst of results against single results, at ``sizes.fanout_burst`` subscribers (``mode``: theirs)."""
     if not sizes.fanout_burst:
         return
     n = sizes.fanout_burst
@@ -730,7 +756,7 @@ def _burst_rows(result: Result, sizes: Sizes) -> None:
         f"  fanout: tracker, {n:,} subscribers: {BURST_SINGLES} single results, then {BURST_COUNT} bursts of "
         f"{BURST_SIZE} results {BURST_GAP:g} s apart"
     )
-    run = one_run("tracker", n, sizes, events, messages, burst=True)
+    run = one_run("tracker", n, sizes, events, messages, burst=True, mode=mode)
     measured = run.bursts
     assert measured is not None
     single = [x for one in measured.singles for x in one]
@@ -745,6 +771,10 @@ def _burst_rows(result: Result, sizes: Sizes) -> None:
         "last_p99": percentile(last, 99),
         "every_p99": percentile(measured.every, 99),
         "last_max": [max(one) for one in measured.lasts],
+        "lap_mean_ms": None if run.server_broadcast_s is None else 1000 * run.server_broadcast_s,
+        "merged": run.merged,
+        "dropped": run.dropped,
+        "clients": mode or "plain",
     }
     result.rows.append(
         Row(
@@ -753,7 +783,8 @@ def _burst_rows(result: Result, sizes: Sizes) -> None:
             measured=(
                 f"the burst's last result, send → subscriber p50 {fmt_ms(median(last))}, p99 "
                 f"{fmt_ms(percentile(last, 99))}, last subscriber {fmt_ms(max(last))} (every result of the bursts: "
-                f"p99 {fmt_ms(percentile(measured.every, 99))})"
+                f"p99 {fmt_ms(percentile(measured.every, 99))}; subscribers written a merge: "
+                f"{run.merged or 0:,.0f}, dropped: {run.dropped or 0:,.0f})"
             ),
             baseline=(
                 f"a single result alone: p50 {fmt_ms(median(single))}, p99 {fmt_ms(percentile(single, 99))}, "
@@ -772,7 +803,8 @@ def _burst_rows(result: Result, sizes: Sizes) -> None:
         "one (a subscriber still waiting for an update when the next one comes is written a snapshot and the "
         "newest instead: the seq contract in `tracker/gateway/fanout.py`). p99 over every subscriber of every "
         "single result, against p99 over every subscriber of each burst's last result. The subscriber processes "
-        "stamp what they read as it arrives and decode a burst after it (the machine's two cores are shared)."
+        "decode every message right after the read that completes it and stamp it once decoded (decoding "
+        "clients, as pages are: `bench/fanout_client.py`, mode `decode`; the machine's two cores are shared)."
     )
 
 
@@ -817,3 +849,32 @@ def _plot(figures: dict[int, dict[str, float]]) -> object:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     return save_figure(fig, "bench-fanout.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.fanout --burst [--subscribers N] [--mode decode|plain]``: the burst rows alone."""
+    import argparse
+
+    from bench.common import SIZES
+
+    parser = argparse.ArgumentParser(prog="python -m bench.fanout")
+    parser.add_argument(
+        "--burst", action="store_true", required=True, help="only the burst (the rest: python -m bench)"
+    )
+    parser.add_argument("--subscribers", type=int, default=SIZES["default"].fanout_burst)
+    parser.add_argument("--mode", choices=("decode", "plain"), default=BURST_CLIENTS)
+    args = parser.parse_args(argv)
+    raise_fd_limit()
+    result = Result("fanout", "4. fan-out: a burst")
+    sizes = dataclasses.replace(SIZES["default"], fanout_burst=args.subscribers)
+    _burst_rows(result, sizes, "" if args.mode == "plain" else args.mode)
+    for row in result.rows:
+        print(f"{row.workload}: {row.measured} | {row.baseline} | {row.ratio} | {row.met}")
+    print(json.dumps(result.raw.get("burst"), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

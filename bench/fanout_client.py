@@ -1,6 +1,6 @@
 """One subscriber process of the fan-out benchmark: many websocket connections to one server.
 
-``python -m bench.fanout_client URL TOURNAMENT COUNT UPDATES [deflate|none [SUBSCRIBE [kernel]]]``
+``python -m bench.fanout_client URL TOURNAMENT COUNT UPDATES [deflate|none [SUBSCRIBE [kernel|decode]]]``
 
 Opens ``COUNT`` connections (offering permessage-deflate as browsers do,
 ``permessage-deflate; client_max_window_bits``, unless ``none``) (a few at a
@@ -41,6 +41,13 @@ every subscriber process.  So the subscribers take no CPU while a server
 writes an update (sent just after a sweep, it has until the next one), and a
 measurement of gateway processes on this machine's two cores is not one of
 the subscribers competing with them.
+
+**With** ``decode``, a decoding client (a browser's page, websockets' own
+client): every message is decoded (inflated, UTF-8 checked, its seq read)
+right after the turn of the event loop that read it, whatever comes next,
+and its arrival time is when it was decoded.  So a client that falls behind
+pays for every message it is written, as a page does, and reads the next
+ones late: it is the server's to write it fewer (a merge) once it is behind.
 
 Talks only to the URL given (127.0.0.1 in the benchmark).
 """
@@ -231,12 +238,15 @@ class Subscriber(asyncio.Protocol):
 class Fleet:
     """All the connections of this process, and what they received."""
 
-    def __init__(self, url: str, subscribe: str, count: int, updates: int, compression: bool) -> None:
+    def __init__(
+        self, url: str, subscribe: str, count: int, updates: int, compression: bool, decoding: bool = False
+    ) -> None:
         self.uri = parse_uri(url)
         self.subscribe = subscribe
         self.count = count
         self.updates = updates
         self.compression = compression
+        self.decoding = decoding  # every message decoded right after its read, stamped when decoded
         self.inboxes: list[Subscriber] = []
         self.subscribers: list[Subscriber] = []
         self.arrivals: dict[int, list[int]] = {}
@@ -252,7 +262,7 @@ class Fleet:
     def arrived(self, subscriber: Subscriber, texts: int) -> None:
         self.last_read = self.loop.time()
         if not self.inboxes:
-            if self.live:
+            if self.live and not self.decoding:
                 self.later = self.loop.call_later(QUIET, self.when_quiet)
             else:
                 self.loop.call_soon(self.parse)  # after every socket read in this turn of the loop is stamped
@@ -288,6 +298,8 @@ class Fleet:
                         raise
                     subscriber.snapshot.set_exception(exc)
                     continue
+                if self.decoding and subscriber.snapshot.done():
+                    stamp = time.clock_gettime_ns(CLOCK)  # a decoding client has a message once it is decoded
                 for text in texts:
                     self.message(subscriber, stamp, text)
 
@@ -341,9 +353,10 @@ async def main(
     compression: bool,
     extra: dict[str, object],
     kernel: bool = False,
+    decoding: bool = False,
 ) -> None:
     subscribe = json.dumps({"type": "subscribe", "tournament": tournament, **extra})
-    fleet = Fleet(url, subscribe, count, updates, compression)
+    fleet = Fleet(url, subscribe, count, updates, compression, decoding)
     loop = asyncio.get_running_loop()
     gate = asyncio.Semaphore(CONNECT_AT_ONCE)
 
@@ -374,5 +387,8 @@ async def main(
 if __name__ == "__main__":
     deflate = sys.argv[5] if len(sys.argv) > 5 else "deflate"
     extra = json.loads(sys.argv[6]) if len(sys.argv) > 6 else {}
-    kernel = len(sys.argv) > 7 and sys.argv[7] == "kernel"
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), deflate != "none", extra, kernel))
+    mode = sys.argv[7] if len(sys.argv) > 7 else ""
+    if mode not in ("", "kernel", "decode"):
+        sys.exit(f"unknown mode {mode!r}: kernel or decode")
+    url, tid, count, updates = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    asyncio.run(main(url, tid, count, updates, deflate != "none", extra, mode == "kernel", mode == "decode"))

@@ -21,9 +21,11 @@ import asyncio
 import collections
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from bench.common import Result, Row, Sizes, cpu_seconds, fmt_rate, python, raise_fd_limit, say, timed
@@ -81,12 +83,31 @@ def storm(url: str, connections: int, in_flight: int, clients: int, tid: str) ->
     return {"ok": ok, "failed": dict(failed), "seconds": seconds, "rate": ok / seconds if seconds else 0.0}
 
 
+def room(pid: int) -> int:
+    """How many more files process ``pid`` may open: its open-files limit less the files it holds now (Linux).
+
+    Every connection a server holds is one; the server's own (its standard streams, the event loop's epoll and
+    self-pipe, the listening socket, the journal's three files) come off the limit first.
+    """
+    limit = 0
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            limit = int(line.split()[3])
+    return limit - len(os.listdir(f"/proc/{pid}/fd"))
+
+
 def run(sizes: Sizes) -> Result:
-    """``make bench``'s workload 16: tracker then bare websockets, the same storm, ``sizes.storm``."""
-    connections, in_flight = sizes.storm
+    """``make bench``'s workload 16: tracker then bare websockets, the same storm, ``sizes.storm``.
+
+    At most as many connections as tracker's open-files limit leaves room for (see :func:`room`); bare websockets
+    is stormed with as many as tracker was.
+    """
+    asked, in_flight = sizes.storm
     result = Result("storm", "16. a connection storm: subscribers arriving with thousands of handshakes in flight")
     with timed(result):
-        figures = {which: _one(which, connections, in_flight, CLIENTS) for which in ("tracker", "bare")}
+        figures = {"tracker": _one("tracker", asked, in_flight, CLIENTS)}
+        connections = figures["tracker"]["connections"]
+        figures["bare"] = _one("bare", connections, in_flight, CLIENTS)
         result.raw = figures
         result.notes.append(
             "Each client process opens its share of the connections with websockets' own client (opening timeout "
@@ -94,7 +115,10 @@ def run(sizes: Sizes) -> Result:
             "tracker up (connection caps lifted) and then bare websockets (bench.bare_server) are stormed alike. "
             "The clients run on the same two cores as the server: a handshake that fails timed out waiting for "
             "CPU on either side. tracker listens with a backlog of 4,096 (asyncio's default is 100, which a storm "
-            "overflows while the loop is busy: the kernel then drops the SYNs beyond it, retried after 1, 3 and 7 s)."
+            "overflows while the loop is busy: the kernel then drops the SYNs beyond it, retried after 1, 3 and 7 s). "
+            "A server holds one file per connection: the storm is at most as big as its open-files limit less the "
+            "files it holds before (tracker: standard streams, event loop, listening socket, journal); a connection "
+            "past that waits in the backlog until its client times out."
         )
         tracker, bare = figures["tracker"], figures["bare"]
 
@@ -104,6 +128,11 @@ def run(sizes: Sizes) -> Result:
             return f"{count:,} failed" + (f" ({why})" if why else "")
 
         size = f"{connections:,} subscribers, {in_flight:,} handshakes in flight ({CLIENTS} client processes)"
+        if connections < asked:
+            size += (
+                f"; {asked:,} asked, the most tracker's open-files limit ({figures['tracker']['fd_limit']:,}) "
+                "leaves room for beside the server's own files"
+            )
         result.rows.append(
             Row(
                 workload="connection storm: handshakes that fail",
@@ -131,7 +160,8 @@ def run(sizes: Sizes) -> Result:
 
 
 def _one(which: str, connections: int, in_flight: int, clients: int) -> dict[str, Any]:
-    """One storm against ``which`` (``tracker`` or ``bare``), started and stopped here."""
+    """One storm against ``which`` (``tracker`` or ``bare``), started and stopped here: ``connections``, or as
+    many as the server's open-files limit leaves room for (:func:`room`), the figures say which."""
     with tempfile.TemporaryDirectory() as data:
         if which == "tracker":
             server, port = start_tracker(python(), data, TOKEN, *TRACKER_LIMITS, stock=True)
@@ -143,8 +173,11 @@ def _one(which: str, connections: int, in_flight: int, clients: int) -> dict[str
             bare_port = int(server.expect(r"listening (\d+)", timeout=60).group(1))
             url = f"ws://127.0.0.1:{bare_port}/"
         try:
+            fits = min(connections, room(server.proc.pid))
             cpu = cpu_seconds(server.proc.pid)
-            figures = storm(url, connections, in_flight, clients, TID)
+            figures = storm(url, fits, in_flight, clients, TID)
+            figures["connections"] = fits
+            figures["fd_limit"] = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
             spent = cpu_seconds(server.proc.pid) - cpu
             figures["server_cpu_ms_per_connection"] = 1000 * spent / max(1, figures["ok"])
         finally:
@@ -161,11 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("tracker", "bare"))
     args = parser.parse_args(argv)
     raise_fd_limit()
-    results = {
-        which: _one(which, args.connections, args.in_flight, args.clients)
-        for which in ("tracker", "bare")
-        if not args.only or which == args.only
-    }
+    results: dict[str, dict[str, Any]] = {}
+    connections = args.connections
+    for which in ("tracker", "bare"):
+        if not args.only or which == args.only:
+            results[which] = _one(which, connections, args.in_flight, args.clients)
+            connections = results[which]["connections"]  # bare: as many as tracker could hold
     print(json.dumps(results, indent=1))
     return 0
 

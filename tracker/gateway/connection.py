@@ -21,6 +21,20 @@ places:
   alone.  websockets' own receive flow control (its ``Assembler``, which
   pauses reading while too many incoming frames wait for the handler) uses
   the same switch, so reading resumes only when neither wants it paused.
+- **Unsent bytes stay where the server sees them**: the kernel takes at
+  most :data:`KERNEL_UNSENT` bytes a client's window does not allow yet
+  (``TCP_NOTSENT_LOWAT``, Linux); the rest waits in the transport's buffer,
+  which the hub reads to tell a subscriber still being written from one
+  that is not (:mod:`tracker.gateway.fanout`: it then merges the updates it
+  missed into one snapshot).  Without it the kernel's send buffer grows to
+  4 MiB (``net.ipv4.tcp_wmem``) and takes every update a stalled client is
+  written, each to be read and decoded in turn (issue 40: measured on
+  loopback, 3.9 MB taken for a client that reads nothing, against 135 KB
+  with the bound, its own receive window included).  What is in flight is
+  not bounded, so a distant client's throughput is what it was; 64 KiB
+  rather than less, so that one big message (a large event's snapshot)
+  mostly leaves the transport at once and its follower is not taken for one
+  still being written at the next update.
 - **A hard bound**: a connection whose unsent bytes still pass
   ``max_buffer`` after a read is aborted (the hub drops slow subscribers
   at the same bound with close 1008 when it broadcasts).
@@ -55,6 +69,7 @@ Wire it with ``serve(..., create_connection=bounded_connection(max_buffer))``.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Iterable
 from typing import Any, ClassVar, Final
 
@@ -143,6 +158,8 @@ class GatewayProtocol(ServerProtocol):
 HANDSHAKE_DONE: Final = Request("/ws", Headers())
 """An open connection's ``request`` once its own is let go (:meth:`BoundedConnection._forget_handshake`)."""
 HOLD_LIMIT = 1 << 16  # bytes held after a request before its answer; past it, the server stops reading
+KERNEL_UNSENT = 64 << 10
+"""Bytes the kernel may hold for a client beyond what its receive window takes (``TCP_NOTSENT_LOWAT``)."""
 HEAD_LIMIT = 1 << 16  # bytes of a request head read before it is handed to websockets whole
 
 
@@ -166,6 +183,9 @@ def _without_body(head: bytes) -> bytes:
     serves GET and HEAD only, so such a request (``POST /healthz`` with a body) gets its 405 like any
     other, and its body is held with what follows the head and dropped with the connection.
     """
+    lowered = head.lower()
+    if b"content-length:" not in lowered and b"transfer-encoding:" not in lowered:
+        return head  # nearly every request: a websocket handshake or a GET
     lines = head.split(b"\r\n")
     kept = [lines[0], *(x for x in lines[1:] if not x.lower().startswith((b"content-length:", b"transfer-encoding:")))]
     return b"\r\n".join(kept)
@@ -186,6 +206,13 @@ class BoundedConnection(ServerConnection):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if (
+            sock is not None
+            and hasattr(socket, "TCP_NOTSENT_LOWAT")
+            and sock.family in (socket.AF_INET, socket.AF_INET6)
+        ):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, KERNEL_UNSENT)  # see the module docstring
         # an empty deque holds a block of 64 slots (760 B with its object); a list holds nothing until used.
         # websockets only appends to, iterates and removes from its drain waiters, and appends to, pops from
         # the left of and puts back at the left of its frames' queue (at most max_queue frames): both as lists

@@ -56,7 +56,7 @@ from websockets.exceptions import ConnectionClosed
 from tracker.gateway.channel import Backlog, Channel, OpenChannels, empty_payload
 from tracker.gateway.delay import SIDE_BUDGET, Cursor, Delays
 from tracker.gateway.fanout import SLICE, Feed
-from tracker.gateway.frames import broadcast
+from tracker.gateway.frames import SharedDeflate, broadcast, parameters, write
 from tracker.gateway.history import History
 from tracker.gateway.metrics import Metrics
 from tracker.protocol import (
@@ -291,6 +291,9 @@ class Hub:
             else:
                 first = channel.history.full_after(since, self.max_resume)
         if first is None:
+            if self._write_snapshot(channel, conn):
+                self._feed(channel, delta).add(conn)  # in the same step as the snapshot: nothing falls in between
+                return
             first = [channel.snapshot()]
         if not first:
             self._feed(channel, delta).add(conn)
@@ -310,6 +313,31 @@ class Hub:
             raise
         del channel.resuming[conn]
         self._feed(channel, delta).add(conn)  # in the same step as the queue ran dry: nothing falls in between
+
+    @staticmethod
+    def _write_snapshot(channel: Channel, conn: ServerConnection) -> bool:
+        """Write ``conn`` the channel's snapshot as the frame built once for every subscriber that shares its
+        compression (:meth:`Channel.snapshot_frame`); ``False`` when it cannot share one, and websockets' own send
+        path must frame it.
+
+        Not when ``conn`` may not be written a pre-built frame (:func:`~tracker.gateway.frames.parameters`), nor
+        when it is on a feed's stream already (a second tournament, a re-subscribe): websockets' path may then send
+        a small snapshot uncompressed, keeping it there (``SharedDeflate.plain``).  The frame is compressed alone,
+        so the connection is off any stream after it, as after websockets' own send.
+        """
+        if not isinstance(conn, ServerConnection):
+            return False  # a stand-in that only sends (the hub's own tests): through its send
+        transport = conn.transport
+        if transport is None or transport.is_closing():
+            return False
+        compression = parameters(conn)
+        if compression is None:
+            return False
+        deflate = conn.protocol.extensions[0] if compression[0] else None
+        if isinstance(deflate, SharedDeflate) and deflate.position is not None:
+            return False
+        write(conn, channel.snapshot_frame(compression))
+        return True
 
     def unsubscribe(self, conn: ServerConnection, tournament: str | None = None) -> None:
         channels = list(self.channels.values()) if tournament is None else [self.channels.get(tournament)]
