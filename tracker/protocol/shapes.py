@@ -769,7 +769,7 @@ class _UnitJSON(dict[int, msgspec.Raw]):
         self.denominator = denominator
 
     def __missing__(self, units: int) -> msgspec.Raw:
-        if len(self) >= 4096:
+        if len(self) >= _UNITS_HELD:
             self.clear()
         # units / denominator is the float of the reduced Fraction (int division is correctly rounded), the
         # value row_json writes
@@ -778,6 +778,7 @@ class _UnitJSON(dict[int, msgspec.Raw]):
 
 
 _UNIT_JSON: Final[dict[int, _UnitJSON]] = {}
+_UNITS_HELD: Final = 4096  # numbers per denominator before the table starts again
 
 
 def _unit_json(denominator: int) -> _UnitJSON:
