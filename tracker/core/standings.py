@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import compress, pairwise
 from operator import attrgetter, itemgetter, ne, neg
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
 from tracker.core.events import Rules, Scoring, Teams
@@ -125,7 +125,7 @@ def standings(t: Tournament, *, rows: bool = True) -> Standings:
     standings then have no rows (what a worker needs: it encodes them from
     the table and compares their keys).
     """
-    plan = _plan(t.opened.tiebreaks, t.rules)
+    plan, scoring = _made_once(t)
     den = t.units.denominator
     columns = {tb.code: column(t, tb) for tb, column in plan.columns}
     start_nos = t.start_nos
@@ -164,7 +164,7 @@ def standings(t: Tournament, *, rows: bool = True) -> Standings:
         max_basis=t.basis,
         codes=plan.codes,
         rows=_rows(table) if rows else (),
-        scoring=_scoring(t.opened.scoring, t.units),
+        scoring=scoring,
         rules=t.rules,
         keys=tuple(zip(start_nos, rank_of, t.score, *(c.shown for c in shown_columns), t.withdrawn, strict=True)),
         teams=team_standings(t, _team_setup(t.opened.teams)) if isinstance(t.opened.teams, Teams) else None,
@@ -234,6 +234,23 @@ def _plan(codes: tuple[str, ...], rules: Rules) -> _Plan:
         shown=shown,
         codes=tuple(tb.code for tb in shown),
     )
+
+
+#: ``id(opening event) → (the event, its plan, its exact scoring)``: what :func:`standings` reads per tournament,
+#: found by the event's identity (one int lookup; the lru caches hash the scoring's nine Decimals per call, and
+#: compare them).  The entry holds the event, so its id is not reused while it is cached.
+_OPENED: Final[dict[int, tuple[object, _Plan, tuple[tuple[str, Fraction], ...]]]] = {}
+
+
+def _made_once(t: Tournament) -> tuple[_Plan, tuple[tuple[str, Fraction], ...]]:
+    """:func:`_plan` and :func:`_scoring` of ``t``'s opening event, looked up by its identity."""
+    opened = t.opened
+    hit = _OPENED.get(id(opened))
+    if hit is None or hit[0] is not opened:
+        if len(_OPENED) >= 256:
+            _OPENED.clear()
+        hit = _OPENED[id(opened)] = (opened, _plan(opened.tiebreaks, t.rules), _scoring(opened.scoring, t.units))
+    return hit[1], hit[2]
 
 
 def display_codes(t: Tournament) -> tuple[TieBreak, ...]:
