@@ -211,22 +211,29 @@ def already_applied(t: Tournament, event: Event, encoded: bytes | None = None) -
 
 
 def apply(
-    state: Tournament | None, event: Event, previous: Standings | None = None, *, encoded: bytes | None = None
+    state: Tournament | None,
+    event: Event,
+    previous: Standings | None = None,
+    *,
+    encoded: bytes | None = None,
+    rows: bool = True,
 ) -> tuple[Tournament, Update | None]:
     """Apply ``event`` and compute the update subscribers receive.
 
     ``previous`` is the standings before the event (computed from ``state``
     when not given); ``encoded`` is ``encode_event(event)`` when the caller
-    has it (a worker stores it anyway).  Returns ``(state, None)`` for a re-delivered event.
+    has it (a worker stores it anyway); ``rows=False`` gives the update's
+    standings without rows, only their table (``standings(t, rows=False)``:
+    what a worker encodes).  Returns ``(state, None)`` for a re-delivered event.
     Raises :class:`EventRejected` for an invalid one; the state is then
     unchanged.
     """
     if previous is None and state is not None:
-        previous = standings(state)
+        previous = standings(state, rows=rows)
     t, change = step(state, event, encoded=encoded)
     if change is None:
         return t, None
-    after = standings(t)
+    after = standings(t, rows=rows)
     changed, moves = _compare(previous, after)
     return t, Update(
         tournament=t.id,
@@ -256,7 +263,7 @@ def _compare(before: Standings | None, after: Standings) -> tuple[tuple[int, ...
     """
     k = 3 + after.codes.index("KS") if "KS" in after.codes else -1
     if before is None:
-        changed = tuple(row.start_no for row in after.rows)
+        changed = tuple(after.table.start_nos if after.table is not None else [row.start_no for row in after.rows])
         if k < 0:
             return changed, None
         now = sorted((key[1], key[0], key[k]) for key in after.keys if key[k] != 0)

@@ -6,7 +6,10 @@ it; ``DE`` is evaluated inside each such group (C.07 §6).  Players equal on
 every criterion share a rank (1, 1, 3 …) and are listed by start number.
 
 Values are exact (:class:`~fractions.Fraction`); :func:`standings_json` turns
-them into JSON numbers (halves and quarters are exact in binary).
+them into JSON numbers (halves and quarters are exact in binary).  Beside the
+rows, a table carries the same values as integer columns in standings order
+(:class:`Table`): what a worker encodes after every result, without making a
+row or a Fraction per value (``standings(t, rows=False)``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from fractions import Fraction
 from functools import lru_cache, partial
 from itertools import compress, pairwise
 from operator import attrgetter, itemgetter, ne, neg
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 from tracker.core.crosstable import Tournament
 from tracker.core.events import Rules, Scoring, Teams
@@ -51,6 +54,30 @@ class Row(NamedTuple):
     results: tuple[tuple[int, int, str, str], ...] = ()
 
 
+class Table(NamedTuple):
+    """The rows' values as columns in standings order, in the core's integer units.
+
+    What :func:`tracker.protocol.shapes.encoding_payload` writes the rows' JSON from: the same values as
+    :attr:`Standings.rows` (a row's ``points`` is ``points[k] / denominator``, its ``tiebreaks`` the
+    ``shown`` columns' ``values[k] / denominator`` in the codes' order, its ``line`` ``lines[k] / (2 ×
+    denominator)``), without a :class:`Row` or a :class:`~fractions.Fraction` made per value.
+    """
+
+    ranks: Sequence[int]
+    start_nos: Sequence[int]
+    names: Sequence[str]
+    points: Sequence[int]
+    denominator: int
+    #: per shown code, in the codes' order: its values and their denominator
+    shown: tuple[tuple[Sequence[int], int], ...]
+    games: Sequence[int]
+    withdrawn: Sequence[bool]
+    qualified: Sequence[bool]
+    #: twice the units of each row's line (:func:`~tracker.core.line.koya_threshold`)
+    lines: Sequence[int]
+    results: Sequence[tuple[tuple[int, int, str, str], ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class Standings:
     """The whole table after event number ``seq``."""
@@ -74,6 +101,9 @@ class Standings:
     keys: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
     #: a team event's team standings (the opening event's ``teams``, its team order); ``None``: an individual event
     teams: TeamStandings | None = None
+    #: the rows' values as integer columns (:class:`Table`), when :func:`standings` made them: made with
+    #: ``rows=False``, the standings have a table and no rows (a worker's, encoded and compared, never read)
+    table: Table | None = field(default=None, compare=False, repr=False)
 
     def row(self, start_no: int) -> Row:
         for row in self.rows:
@@ -82,52 +112,48 @@ class Standings:
         raise KeyError(start_no)
 
 
-def standings(t: Tournament) -> Standings:
+def standings(t: Tournament, *, rows: bool = True) -> Standings:
     """The current standings of ``t`` (provisional until every game is in).
 
     Built for speed, since it runs after every result: the ranking sorts
     integer keys; the places of a criterion decided inside tied groups (DE)
     are kept per group (:attr:`Tournament.de_places`) until a game between
-    two of its members changes; values become :class:`~fractions.Fraction`
-    only at the end, one object per value (:func:`exact`); the rows are
-    assembled column by column.
+    two of its members changes; every column is read once in standings
+    order (the :class:`Table`); values become :class:`~fractions.Fraction`
+    only at the end, one object per value (:func:`exact`), and the rows are
+    assembled column by column.  ``rows=False`` stops at the table: the
+    standings then have no rows (what a worker needs: it encodes them from
+    the table and compares their keys).
     """
-    plan = _plan(t.opened.tiebreaks, t.rules)
+    plan, scoring = _made_once(t)
     den = t.units.denominator
     columns = {tb.code: column(t, tb) for tb, column in plan.columns}
     start_nos = t.start_nos
     order, ranks, rank_of = _rank(t, plan, columns)
     win = t.units.win
-    lines = _fractions(2 * den)
     games = t.line_games_all()
-    line_of = {g: lines[koya_threshold(win, g, 0)] for g in set(games)}
+    line_of = {g: koya_threshold(win, g, 0) for g in set(games)}
     results = t.results_cache
     if None in results:
         for i, cached in enumerate(results):
             if cached is None:
                 t.results_of(i)
-    pick = itemgetter(*order)  # every column is read in standings order, then made values
+    pick = itemgetter(*order)  # every column is read in standings order
     shown_columns = [columns[tb.code] for tb in plan.shown]
-    shown = [map(_fractions(c.denominator).__getitem__, pick(c.shown)) for c in shown_columns]
-    complete = t.complete
-    rows = tuple(
-        map(
-            _make_row,
-            zip(
-                ranks,
-                pick(start_nos),
-                map(_name, pick(t.opened.players)),
-                map(_fractions(den).__getitem__, pick(t.score)),
-                zip(*shown, strict=True),
-                pick(t.games),
-                pick(t.withdrawn),
-                pick(t.qualified[0]),
-                map(line_of.__getitem__, pick(games)),
-                pick(results),
-                strict=True,
-            ),
-        )
+    table = Table(
+        ranks=ranks,
+        start_nos=pick(start_nos),
+        names=tuple(map(_name, pick(t.opened.players))),
+        points=pick(t.score),
+        denominator=den,
+        shown=tuple([(pick(c.shown), c.denominator) for c in shown_columns]),
+        games=pick(t.games),
+        withdrawn=pick(t.withdrawn),
+        qualified=pick(t.qualified[0]),
+        lines=tuple(map(line_of.__getitem__, pick(games))),
+        results=pick(results),
     )
+    complete = t.complete
     return Standings(
         tournament=t.id,
         name=t.name,
@@ -137,11 +163,35 @@ def standings(t: Tournament) -> Standings:
         basis=t.basis if complete else t.provisional_basis,
         max_basis=t.basis,
         codes=plan.codes,
-        rows=rows,
-        scoring=_scoring(t.opened.scoring, t.units),
+        rows=_rows(table) if rows else (),
+        scoring=scoring,
         rules=t.rules,
         keys=tuple(zip(start_nos, rank_of, t.score, *(c.shown for c in shown_columns), t.withdrawn, strict=True)),
         teams=team_standings(t, _team_setup(t.opened.teams)) if isinstance(t.opened.teams, Teams) else None,
+        table=table,
+    )
+
+
+def _rows(table: Table) -> tuple[Row, ...]:
+    """The rows of a table: its values made :class:`~fractions.Fraction` (one object per value), row by row in C."""
+    shown = [map(_fractions(den).__getitem__, values) for values, den in table.shown]
+    return tuple(
+        map(
+            _make_row,
+            zip(
+                table.ranks,
+                table.start_nos,
+                table.names,
+                map(_fractions(table.denominator).__getitem__, table.points),
+                zip(*shown, strict=True),
+                table.games,
+                table.withdrawn,
+                table.qualified,
+                map(_fractions(2 * table.denominator).__getitem__, table.lines),
+                table.results,
+                strict=True,
+            ),
+        )
     )
 
 
@@ -184,6 +234,23 @@ def _plan(codes: tuple[str, ...], rules: Rules) -> _Plan:
         shown=shown,
         codes=tuple(tb.code for tb in shown),
     )
+
+
+#: ``id(opening event) → (the event, its plan, its exact scoring)``: what :func:`standings` reads per tournament,
+#: found by the event's identity (one int lookup; the lru caches hash the scoring's nine Decimals per call, and
+#: compare them).  The entry holds the event, so its id is not reused while it is cached.
+_OPENED: Final[dict[int, tuple[object, _Plan, tuple[tuple[str, Fraction], ...]]]] = {}
+
+
+def _made_once(t: Tournament) -> tuple[_Plan, tuple[tuple[str, Fraction], ...]]:
+    """:func:`_plan` and :func:`_scoring` of ``t``'s opening event, looked up by its identity."""
+    opened = t.opened
+    hit = _OPENED.get(id(opened))
+    if hit is None or hit[0] is not opened:
+        if len(_OPENED) >= 256:
+            _OPENED.clear()
+        hit = _OPENED[id(opened)] = (opened, _plan(opened.tiebreaks, t.rules), _scoring(opened.scoring, t.units))
+    return hit[1], hit[2]
 
 
 def display_codes(t: Tournament) -> tuple[TieBreak, ...]:

@@ -250,10 +250,11 @@ class Processor:
         live = self._current(tournament, table)
         body = encode_event(event)  # the entry's value, and what the fingerprint of the event reads
         try:
+            # rows=False: the standings are only encoded (from their table) and compared, never read
             if live is None:
-                state, update = apply(None, event, encoded=body)
+                state, update = apply(None, event, encoded=body, rows=False)
             else:
-                state, update = apply(live.state, event, live.standings, encoded=body)
+                state, update = apply(live.state, event, live.standings, encoded=body, rows=False)
         except EventRejected as exc:
             log.info(
                 "event %s of %s rejected (%s): %s",
@@ -287,7 +288,7 @@ class Processor:
             self._live.pop(tournament, None)
             return None
         live = self._live[tournament] = _Live(
-            state.seq, table.get(entry_key(tournament, state.seq)) or b"", state, standings(state)
+            state.seq, table.get(entry_key(tournament, state.seq)) or b"", state, standings(state, rows=False)
         )
         return live
 

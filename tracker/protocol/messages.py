@@ -334,8 +334,8 @@ def update_message(u: Update, payload: StandingsPayload | None = None) -> bytes:
         ],
         "summary": u.summary,
     }
-    if u.said:
-        return b"".join((encode(body)[:-1], SAID_TAIL, encode(u.said)[1:], b"}"))
+    if u.said:  # last, after the v1 fields: SAID_TAIL
+        return encode({**body, "summary_said": u.said})
     return encode(body)
 
 

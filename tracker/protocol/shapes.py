@@ -25,7 +25,7 @@ from tracker.core.phrases import Said
 from tracker.core.projection import LineStatus, Projection, Scenario, Status
 from tracker.core.projection.chances import Chances
 from tracker.core.projection.stakes import LineState
-from tracker.core.standings import Row, Standings
+from tracker.core.standings import Row, Standings, Table
 from tracker.core.teams.stakes import BoardDecides
 from tracker.core.teams.standings import TeamStandings
 from tracker.core.teams.view import BoardGame, Match, Side, TeamView
@@ -627,7 +627,8 @@ def encoding_payload(s: Standings) -> StandingsPayload:
     result.  Its ``"standings"`` and ``"scoring"`` are :class:`msgspec.Raw` JSON, not rows and points: give
     it to nothing that reads them.
     """
-    return _payload(s, cast(list[RowJSON], rows_raw(s)), cast(dict[str, float], _scoring_raw(s.scoring)))
+    rows = rows_raw(s) if s.table is None else table_raw(s.codes, s.table)
+    return _payload(s, cast(list[RowJSON], rows), cast(dict[str, float], _scoring_raw(s.scoring)))
 
 
 def _payload(s: Standings, rows: list[RowJSON], scoring: dict[str, float] | None = None) -> StandingsPayload:
@@ -641,7 +642,7 @@ def _payload(s: Standings, rows: list[RowJSON], scoring: dict[str, float] | None
         "rules": s.rules,
         "standings": rows,
         "rounds": s.rounds,
-        "games_played": sum(map(_games, s.rows)) // 2,
+        "games_played": (sum(map(_games, s.rows)) if s.table is None else sum(s.table.games)) // 2,
         "codes": list(s.codes),
         "scoring": _scoring_json(s.scoring) if scoring is None else scoring,
     }
@@ -722,6 +723,69 @@ def rows_raw(s: Standings) -> msgspec.Raw:
         map(_RowOut, rank, start_no, name, numbers[:n], shown, games, withdrawn, qualified, numbers[n : 2 * n], results)
     )
     return msgspec.Raw(_encoder.encode(out))
+
+
+def table_raw(codes: tuple[str, ...], table: Table) -> msgspec.Raw:
+    """:func:`rows_raw` of standings with this ``table`` (:attr:`Standings.table`), byte for byte, from its integer
+    columns: each number's JSON looked up by its units (:func:`_unit_json`), no row or Fraction made.
+
+    A worker encodes the rows after every result: this is most of what it spends outside the core.
+    """
+    if not table.ranks:
+        return msgspec.Raw(b"[]")
+    n = len(table.ranks)
+    shown: Iterable[msgspec.Struct]
+    if codes:
+        values = [map(_unit_json(den).__getitem__, column) for column, den in table.shown]
+        shown = starmap(_tiebreaks_out(codes), zip(*values, strict=True))
+    else:
+        shown = repeat(_NO_TIEBREAKS, n)
+    den = table.denominator
+    out = list(
+        map(
+            _RowOut,
+            table.ranks,
+            table.start_nos,
+            table.names,
+            map(_unit_json(den).__getitem__, table.points),
+            shown,
+            table.games,
+            table.withdrawn,
+            table.qualified,
+            map(_unit_json(2 * den).__getitem__, table.lines),
+            table.results,
+        )
+    )
+    return msgspec.Raw(_encoder.encode(out))
+
+
+class _UnitJSON(dict[int, msgspec.Raw]):
+    """``units → the JSON of units / denominator`` as the encoder writes that float, each written once."""
+
+    __slots__ = ("denominator",)
+
+    def __init__(self, denominator: int) -> None:
+        super().__init__()
+        self.denominator = denominator
+
+    def __missing__(self, units: int) -> msgspec.Raw:
+        if len(self) >= _UNITS_HELD:
+            self.clear()
+        # units / denominator is the float of the reduced Fraction (int division is correctly rounded), the
+        # value row_json writes
+        raw = self[units] = msgspec.Raw(_encoder.encode(units / self.denominator))
+        return raw
+
+
+_UNIT_JSON: Final[dict[int, _UnitJSON]] = {}
+_UNITS_HELD: Final = 4096  # numbers per denominator before the table starts again
+
+
+def _unit_json(denominator: int) -> _UnitJSON:
+    table = _UNIT_JSON.get(denominator)
+    if table is None:
+        table = _UNIT_JSON[denominator] = _UnitJSON(denominator)
+    return table
 
 
 @lru_cache(maxsize=256)
