@@ -77,8 +77,11 @@ def http_get(gateway: Gateway, path: str) -> bytes:
         return body
 
 
-async def follow(broker: Broker, url: str, tid: str, last_seq: int) -> list[Message]:
-    """Subscribe to ``tid`` and collect the snapshot and updates until ``last_seq``."""
+async def follow(
+    broker: Broker, url: str, tid: str, last_seq: int, subscribed: asyncio.Event | None = None
+) -> list[Message]:
+    """Subscribe to ``tid`` and collect the snapshot and updates until ``last_seq`` (``subscribed`` is set once
+    the snapshot is in)."""
     seen: list[Message] = []
     async with connect(url) as ws:
         await send(ws, {"type": "subscribe", "tournament": tid})
@@ -88,6 +91,8 @@ async def follow(broker: Broker, url: str, tid: str, last_seq: int) -> list[Mess
                 while message["seq"] < last_seq:
                     message = await recv(ws, TIMEOUT)
                     seen.append(message)
+                    if subscribed is not None:
+                        subscribed.set()
         except TimeoutError:
             got = [(m["type"], m["seq"]) for m in seen]
             raise AssertionError(f"{tid}: seq {last_seq} never came; got {got}\n{broker.report()}") from None
@@ -199,8 +204,14 @@ async def test_a_worker_restarted_after_a_burst_goes_on_from_every_entry_of_it(
     assert worker.stop() == 0
     broker.started.remove(worker)
     broker.worker()
+    # subscribed before the rest is produced, so every update after the restart is seen (subscribing after,
+    # a loaded machine's slow connect found them all applied: a snapshot at the end and no update)
+    subscribed = asyncio.Event()
+    watching = asyncio.create_task(follow(broker, gateway.ws_url, "restart-burst", len(events), subscribed))
+    await asyncio.wait_for(subscribed.wait(), TIMEOUT)
     await produce_events(events[half:], broker.url)
-    seen = await follow(broker, gateway.ws_url, "restart-burst", len(events))
+    seen = await watching
+    assert (seen[0]["type"], seen[0]["seq"]) == ("snapshot", half)
     assert [m["seq"] for m in seen if m["type"] == "update"] == list(range(half + 1, len(events) + 1))
     assert seen[-1]["standings"] == offline_rows(tf)
 
