@@ -185,7 +185,9 @@ async def test_a_runaway_projection_hits_its_memory_limit_instead_of_growing_the
 
 async def test_a_projection_is_cancelled_when_its_last_arbiter_leaves() -> None:
     arbiters = Arbiters("big")
-    gateway = projections({"big": big_state()}, arbiters, Limits(projection_memory=0))
+    # no time limit to speak of: beside two busy loops the default 10 s killed the search (a new process) before
+    # it had its 0.5 s of CPU, and cancelling is this test's subject, not the limit
+    gateway = projections({"big": big_state()}, arbiters, Limits(projection_seconds=600.0, projection_memory=0))
     own = os.getpid()
     try:
         gateway.runner.join("big")
@@ -206,7 +208,7 @@ async def test_a_projection_is_cancelled_when_its_last_arbiter_leaves() -> None:
 async def test_a_slow_tournaments_projection_does_not_delay_another_tournaments() -> None:
     arbiters = Arbiters("big", "small")
     states = {"big": big_state(), "small": small_state()}
-    gateway = projections(states, arbiters, Limits(projection_memory=0))
+    gateway = projections(states, arbiters, Limits(projection_seconds=600.0, projection_memory=0))  # as above
     own = os.getpid()
     try:
         gateway.runner.join("big")
