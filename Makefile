@@ -34,9 +34,9 @@ engine:
 	  else echo "Stockfish is missing: sudo apt-get install stockfish" >&2; exit 1; fi; }
 
 # the suite on TEST_WORKERS pytest-xdist workers (0: one process): most tests wait on real processes (servers,
-# brokers, Chromium), so more workers than the 2 cores (the 2-core machine idle: 636 s on four workers, about 1.3
-# cores busy, on 52cc8a0; 467 s on six on 46726d0); a module sharing a module-scoped fixture stays on one worker
-# (--dist loadgroup, the groups are set in tests/conftest.py)
+# brokers, Chromium), so more workers than the 2 cores (the 2-core machine, b144974, idle: six 384 s with 1.96
+# cores busy, four 405 s with 1.85; the README has the busy figures); a module sharing a module-scoped fixture
+# stays on one worker (--dist loadgroup, the groups are set in tests/conftest.py)
 # The suite starts some 600 Python processes (servers, workers, the CLI); each imports tracker from bytecode compiled
 # once, here, never from source: where PYTHONDONTWRITEBYTECODE is set (this machine sets it) every start compiled
 # about 120 modules again, 0.4 s of CPU of a 0.7 s start.  The suite's run writes bytecode for the same reason
