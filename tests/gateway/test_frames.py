@@ -15,6 +15,7 @@ import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -199,6 +200,63 @@ async def test_a_feed_is_one_deflate_stream_every_subscriber_decodes_whenever_it
                 assert len(ours) < len(single) / 2, (seq, len(ours), len(single))  # it refers back to the last update
         await first.close()
         await late.close()
+
+
+def followers_of(gateway: Gateway, conn: ServerConnection) -> list[Any]:
+    """The feeds' followers of ``conn`` (tracker.gateway.fanout.Follower)."""
+    return list(conn.followers)  # type: ignore[attr-defined]  # a BoundedConnection's
+
+
+async def test_a_follower_written_anything_else_is_checked_in_full_before_the_next_frame(tmp_path: Path) -> None:
+    """The walk writes a settled follower the stream's frame without looking at the connection: every other
+    write unsettles it first: a message of its own, a fragmented one half sent, a ping; a drained write settles it."""
+    async with serving(tmp_path) as (gateway, url):
+        busy, other = await subscriber(url), await subscriber(url)
+        conn = connection_of(gateway, busy)
+        (follower,) = followers_of(gateway, conn)
+        assert not follower.settled  # its snapshot went through websockets' own send
+        assert gateway.hub.publish(payload(1), update(1))
+        assert follower.settled  # the feed wrote it whole
+
+        await conn.send('{"type":"note"}')  # an ack, say
+        assert not follower.settled
+        assert gateway.hub.publish(payload(2), update(2))
+        assert follower.settled
+
+        halfway, finish = asyncio.Event(), asyncio.Event()
+
+        async def fragments() -> AsyncIterator[str]:
+            yield "first half, "
+            halfway.set()
+            await finish.wait()
+            yield "second half"
+
+        sending = asyncio.create_task(conn.send(fragments()))
+        await halfway.wait()
+        await asyncio.sleep(0)  # let send() write the first fragment
+        assert not follower.settled
+        assert gateway.hub.publish(payload(3), update(3))  # it must wait: nothing between two fragments
+        assert not follower.settled
+        finish.set()
+        await sending
+        await until(lambda: follower.seq == 3)  # looked at again once the message is out: then the update
+        assert follower.settled
+
+        pong_waiter = await conn.ping()
+        assert not follower.settled
+        async with asyncio.timeout(10):
+            await pong_waiter
+        assert gateway.hub.publish(payload(4), update(4))
+        assert follower.settled
+
+        async with asyncio.timeout(10):
+            expected = [update(1).decode(), '{"type":"note"}', update(2).decode(), "first half, second half"]
+            assert [await busy.recv() for _ in range(4)] == expected
+            assert await busy.recv() == update(3).decode()
+            assert await busy.recv() == update(4).decode()
+            assert [await other.recv() for _ in range(4)] == [update(s).decode() for s in (1, 2, 3, 4)]
+        await busy.close()
+        await other.close()
 
 
 def connection_of(gateway: Gateway, ws: ClientConnection) -> ServerConnection:

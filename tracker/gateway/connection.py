@@ -203,6 +203,10 @@ class BoundedConnection(ServerConnection):
         protocol.__class__ = GatewayProtocol
         protocol.gate = Gate()  # type: ignore[attr-defined]  # re-classed just above
         super().__init__(protocol, server, **kwargs)  # type: ignore[arg-type]  # serve()'s own keywords
+        # the feeds' followers of this connection (tracker.gateway.fanout.Follower): whatever is written to it
+        # besides their walks unsettles them (send_data, connection_lost), so that a walk may write a settled one
+        # without reading the connection
+        self.followers: list[Any] = []
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -305,11 +309,18 @@ class BoundedConnection(ServerConnection):
         return super().eof_received()
 
     def send_data(self) -> None:
+        for follower in self.followers:  # websockets' own writes: a message, a ping, a pong, a close
+            follower.settled = False
         super().send_data()
         protocol = self.protocol
         if protocol.gate.held_eof and protocol.gate.answered and protocol.state is not OPEN:
             # an HTTP answer to a client that already half-closed: nothing more will come, close once it is sent
             self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for follower in self.followers:
+            follower.settled = False
+        super().connection_lost(exc)
 
     def _resume_reading(self) -> None:
         if not self.paused and not self.recv_messages.paused:

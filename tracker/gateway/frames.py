@@ -304,7 +304,11 @@ def window(conn: ServerConnection) -> int:
     protocol = conn.protocol
     if protocol.state is not OPEN or protocol.expect_continuation_frame or conn.send_in_progress is not None:
         return NOT_SHAREABLE
-    extensions = protocol.extensions
+    return _bits(protocol.extensions)
+
+
+def _bits(extensions: Sequence[object]) -> int:
+    """The window bits of a connection's negotiated extensions (0: none), or :data:`NOT_SHAREABLE`."""
     if not extensions:
         return 0
     if len(extensions) == 1:
@@ -316,12 +320,22 @@ def window(conn: ServerConnection) -> int:
 
 def parameters(conn: ServerConnection) -> Parameters | None:
     """How ``conn``'s messages are compressed, or ``None`` when it may not share a pre-built frame (:func:`window`)."""
-    bits = window(conn)
+    if window(conn) == NOT_SHAREABLE:
+        return None
+    return negotiated(conn)
+
+
+def negotiated(conn: ServerConnection) -> Parameters | None:
+    """How ``conn``'s messages are compressed as its handshake settled it, or ``None`` when its extensions never let
+    it share a pre-built frame: :func:`parameters` without what holds only for now (the connection open, no
+    message of its own half sent), which whoever writes it a pre-built frame checks at the time."""
+    extensions = conn.protocol.extensions
+    bits = _bits(extensions)
     if bits == NOT_SHAREABLE:
         return None
     if bits == 0:
         return UNCOMPRESSED
-    deflate = conn.protocol.extensions[0]
+    deflate = extensions[0]
     assert isinstance(deflate, PerMessageDeflate)
     return bits, tuple(sorted(deflate.compress_settings.items()))
 
@@ -415,6 +429,8 @@ def write(conn: ServerConnection, data: bytes) -> None:
     through the connection's ``send_data``; with nothing queued, that is
     exactly one ``transport.write(data)``, made directly.
     """
+    for follower in getattr(conn, "followers", ()):  # written besides its feeds' walks (tracker.gateway.fanout)
+        follower.settled = False
     writes = conn.protocol.writes
     if writes:
         writes.append(data)
