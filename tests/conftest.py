@@ -25,9 +25,12 @@ TEST_DATA = REPO / "tests" / "data"
 
 
 def data_file(name: str) -> Path:
-    """A reference crosstable: from ../shared/data when present, else the bundled copy."""
-    shared = SHARED_DATA / name
-    return shared if shared.exists() else PACKAGE_DATA / name
+    """A reference crosstable: from ../shared/data when present, else the copy in tests/data, else the one bundled
+    with the package (a clone with no ../shared beside it, as CI may make, has the last two)."""
+    for base in (SHARED_DATA, TEST_DATA):
+        if (base / name).exists():
+            return base / name
+    return PACKAGE_DATA / name
 
 
 @dataclass

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 from typing import Final
 
 import pytest
 
+from tests.conftest import data_file
 from tracker.core.apply import fold, step
 from tracker.core.crosstable import Tournament
 from tracker.core.events import (
@@ -47,7 +47,7 @@ from tracker.core.tiebreaks.rule import Final as Crosstable
 from tracker.protocol import projection_json
 
 TID: Final = "proj"
-SINQUEFIELD: Final = Path("/work/shared/data/sinquefield-cup-2021.trf")
+SINQUEFIELD: Final = data_file("sinquefield-cup-2021.trf")
 PLAYED: Final[tuple[GameResult, ...]] = ("1-0", "1/2-1/2", "0-1")
 SWAPPED: Final[dict[GameResult, GameResult]] = {
     "1-0": "0-1",

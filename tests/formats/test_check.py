@@ -18,16 +18,14 @@ import msgspec
 import pytest
 
 from tests.builders import fold_all, game, opened
+from tests.conftest import data_file
 from tracker.cli import main
 from tracker.core.events import Event, Player
 from tracker.core.standings import Standings, standings
 from tracker.formats.files import read_file
 from tracker.formats.trf import export_trf
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-if not SHARED.is_dir():  # the worktree layout: /work/<tree>/tests → /work/shared
-    SHARED = Path("/work/shared/data")
-EXERCISE = SHARED / "fide-tec-exercise16-rr6.trf"
+EXERCISE = data_file("fide-tec-exercise16-rr6.trf")
 
 
 def _values(s: Standings, codes: Sequence[str]) -> list[str]:
@@ -179,7 +177,7 @@ def test_a_typing_error_has_no_usual_cause(tmp_path: Path, capsys: pytest.Captur
 def test_the_shared_files_without_tiebreak_records_say_the_default_order_was_used(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, report = _check(capsys, SHARED / "sinquefield-cup-2021.trf")
+    code, report = _check(capsys, data_file("sinquefield-cup-2021.trf"))
     assert code == 1
     found = report["disagreements"]
     assert isinstance(found, list)

@@ -16,6 +16,7 @@ import msgspec
 import pytest
 
 from tests.builders import game, opened
+from tests.conftest import data_file
 from tracker.core.apply import fold
 from tracker.core.codes import RESULT_OF_CODES, code_units
 from tracker.core.events import ResultRecorded
@@ -26,7 +27,7 @@ from tracker.formats.base import TournamentFile
 from tracker.formats.trf import parse_trf
 from tracker.protocol import standings_payload
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "team-rr"
+DATA = data_file("team-rr/team-rr-9001.trf").parent  # ../shared/data, else the copy in tests/data
 FILES = sorted(DATA.glob("team-rr-*.trf"))
 
 #: (round, white, black) → result; per team number: (name, players in board order)
