@@ -321,6 +321,10 @@ def test_a_lower_third_on_the_overlay_is_said_in_the_overlays_language(pages: Pa
     """Vachier-Lagrave clinches 1st with the fourth result of round 9."""
     overlay = pages.open(f"{live.tracker.http_url}/overlay/{live.tid}?lang=ru&cues=1&top=5", width=1280, height=720)
     wait_seq(overlay, live.seq)
+    # a cue is a change between two stakes the server computed: the ones before the results first (run alone, the
+    # results came before any and the first stakes computed were already the clinched ones: no cue)
+    baseline = pages.open(f"{live.tracker.http_url}/overlay/{live.tid}?mode=stakes&board=1", width=1280, height=720)
+    baseline.wait_for_selector(f'#stakes-box[data-seq="{live.seq}"]:not([hidden])', timeout=60_000)
     live.enter(round_9()[:4])
     wait_seq(overlay, live.seq)
     overlay.wait_for_selector('#cue[data-kind="clinched"]:not([hidden])', timeout=60_000)
