@@ -202,6 +202,22 @@ async def test_a_feed_is_one_deflate_stream_every_subscriber_decodes_whenever_it
         await late.close()
 
 
+async def half_sent(conn: ServerConnection, finish: asyncio.Event) -> asyncio.Task[None]:
+    """``conn`` sending a fragmented message of its own, its first fragment written, the second once ``finish``."""
+    halfway = asyncio.Event()
+
+    async def fragments() -> AsyncIterator[str]:
+        yield "first half, "
+        halfway.set()
+        await finish.wait()
+        yield "second half"
+
+    sending = asyncio.create_task(conn.send(fragments()))
+    await halfway.wait()
+    await asyncio.sleep(0)  # let send() write the first fragment
+    return sending
+
+
 def followers_of(gateway: Gateway, conn: ServerConnection) -> list[Any]:
     """The feeds' followers of ``conn`` (tracker.gateway.fanout.Follower)."""
     return list(conn.followers)  # type: ignore[attr-defined]  # a BoundedConnection's
@@ -223,17 +239,8 @@ async def test_a_follower_written_anything_else_is_checked_in_full_before_the_ne
         assert gateway.hub.publish(payload(2), update(2))
         assert follower.settled
 
-        halfway, finish = asyncio.Event(), asyncio.Event()
-
-        async def fragments() -> AsyncIterator[str]:
-            yield "first half, "
-            halfway.set()
-            await finish.wait()
-            yield "second half"
-
-        sending = asyncio.create_task(conn.send(fragments()))
-        await halfway.wait()
-        await asyncio.sleep(0)  # let send() write the first fragment
+        finish = asyncio.Event()
+        sending = await half_sent(conn, finish)
         assert not follower.settled
         assert gateway.hub.publish(payload(3), update(3))  # it must wait: nothing between two fragments
         assert not follower.settled
@@ -368,18 +375,8 @@ async def test_a_fragmented_message_in_progress_is_not_interrupted(tmp_path: Pat
     async with serving(tmp_path) as (gateway, url):
         busy, other = await subscriber(url), await subscriber(url)
         conn = connection_of(gateway, busy)
-        halfway = asyncio.Event()
         finish = asyncio.Event()
-
-        async def fragments() -> AsyncIterator[str]:
-            yield "first half, "
-            halfway.set()
-            await finish.wait()
-            yield "second half"
-
-        sending = asyncio.create_task(conn.send(fragments()))
-        await halfway.wait()
-        await asyncio.sleep(0)  # let send() write the first fragment
+        sending = await half_sent(conn, finish)
         assert frames.parameters(conn) is None
         frames.broadcast(server_side(gateway), b'{"seq":1}')  # websockets skips the busy one, with a warning
         finish.set()
