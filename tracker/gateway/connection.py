@@ -80,6 +80,8 @@ from websockets.http11 import Request, Response
 from websockets.protocol import CONNECTING, OPEN, Protocol
 from websockets.server import ServerProtocol
 
+from tracker.gateway import frames
+
 
 class Gate:
     """What :class:`GatewayProtocol` adds to websockets' protocol, in one object of its own.
@@ -309,8 +311,7 @@ class BoundedConnection(ServerConnection):
         return super().eof_received()
 
     def send_data(self) -> None:
-        for follower in self.followers:  # websockets' own writes: a message, a ping, a pong, a close
-            follower.settled = False
+        frames.unsettle(self)  # websockets' own writes: a message, a ping, a pong, a close
         super().send_data()
         protocol = self.protocol
         if protocol.gate.held_eof and protocol.gate.answered and protocol.state is not OPEN:
@@ -318,8 +319,7 @@ class BoundedConnection(ServerConnection):
             self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for follower in self.followers:
-            follower.settled = False
+        frames.unsettle(self)
         super().connection_lost(exc)
 
     def _resume_reading(self) -> None:

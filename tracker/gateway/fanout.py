@@ -296,7 +296,7 @@ class Feed:
                     transport = follower.transport
                     transport.write(data)  # type: ignore[union-attr]  # settled: a BoundedConnection's
                     if transport.get_write_buffer_size():  # type: ignore[union-attr]  # as above
-                        _unsettle(follower.conn)  # the rest waits in the transport: each feed's next visit checks
+                        frames.unsettle(follower.conn)  # the rest waits in the transport: each feed's next visit checks
                     continue
             self._visit(follower)
         self.cursor, self.owed = cursor, owed
@@ -390,7 +390,7 @@ class Feed:
         else:
             transport.write(data)
             if transport.get_write_buffer_size():
-                _unsettle(conn)
+                frames.unsettle(conn)
             elif hasattr(conn, "followers"):
                 follower.settled = True  # checked above, written whole: the walk may write it on its own fields
 
@@ -481,9 +481,3 @@ class Feed:
             if not before:
                 return
         websockets_broadcast([conn], self.message, text=True)
-
-
-def _unsettle(conn: ServerConnection) -> None:
-    """Every feed's follower of ``conn`` gets its next visit checked in full (see :class:`Follower`)."""
-    for follower in getattr(conn, "followers", ()):  # a BoundedConnection's (a stand-in keeps none)
-        follower.settled = False

@@ -422,6 +422,13 @@ def _deflate(conn: ServerConnection) -> Any:
 NO_SETTINGS: dict[str, Any] = {}
 
 
+def unsettle(conn: ServerConnection) -> None:
+    """Every feed's follower of ``conn`` gets its next visit checked in full (:class:`tracker.gateway.fanout.Follower`):
+    something besides the feeds' walks is written to it.  A stand-in connection keeps no ``followers``."""
+    for follower in getattr(conn, "followers", ()):
+        follower.settled = False
+
+
 def write(conn: ServerConnection, data: bytes) -> None:
     """Write a serialized frame to an open ``conn`` as its ``send_text`` + ``send_data`` would.
 
@@ -429,8 +436,7 @@ def write(conn: ServerConnection, data: bytes) -> None:
     through the connection's ``send_data``; with nothing queued, that is
     exactly one ``transport.write(data)``, made directly.
     """
-    for follower in getattr(conn, "followers", ()):  # written besides its feeds' walks (tracker.gateway.fanout)
-        follower.settled = False
+    unsettle(conn)  # written besides its feeds' walks
     writes = conn.protocol.writes
     if writes:
         writes.append(data)
